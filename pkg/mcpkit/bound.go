@@ -1,0 +1,28 @@
+package mcpkit
+
+// Truncation is embedded in a tool's output struct wherever the tool may return less
+// than all there is. A result that was cut says so, and says how to get the rest, so a
+// model never mistakes a partial answer for a complete one.
+type Truncation struct {
+	// Truncated is true when the result holds less than all that matched.
+	Truncated bool `json:"truncated,omitempty" jsonschema:"description=True when the result was cut at a limit; see hint for how to get the rest"`
+	// Hint tells the model how to get the rest: an offset, a page, a narrower query.
+	Hint string `json:"hint,omitempty" jsonschema:"description=How to get what was left out when truncated"`
+}
+
+// Cut marks the result truncated with a hint for the next call.
+func (t *Truncation) Cut(hint string) {
+	t.Truncated = true
+	if t.Hint == "" {
+		t.Hint = hint
+	}
+}
+
+// CapSlice returns at most max items of s and whether any were dropped. max <= 0 means
+// no limit.
+func CapSlice[T any](s []T, max int) ([]T, bool) {
+	if max <= 0 || len(s) <= max {
+		return s, false
+	}
+	return s[:max:max], true
+}

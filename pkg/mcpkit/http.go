@@ -1,0 +1,603 @@
+package mcpkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HTTPOptions configure the Streamable HTTP transport.
+type HTTPOptions struct {
+	// AllowedOrigins are the browser origins ("https://app.example.com") allowed to call
+	// the server besides loopback ones; "*" allows any. A request with any other Origin
+	// is refused with 403 (DNS-rebinding protection).
+	AllowedOrigins []string
+	// AllowedHosts, when set, are the only Host header values accepted (host or
+	// host:port). Serve sets loopback names when it listens on a loopback address.
+	AllowedHosts []string
+	// MaxBodyBytes bounds a request body (default: the server's MaxMessageBytes).
+	MaxBodyBytes int64
+	// SessionIdleTimeout ends legacy (2025) sessions unused this long (default 30 min).
+	SessionIdleTimeout time.Duration
+	// KeepAlive is the interval of SSE comment lines on long-lived streams (default 15 s).
+	KeepAlive time.Duration
+	// Authenticate, when set, runs before anything else on every request; it returns
+	// the caller's subject and scopes, or an error that has written its own response.
+	Authenticate func(w http.ResponseWriter, r *http.Request) (subject string, scopes []string, ok bool)
+}
+
+// HTTPHandler serves the MCP endpoint over Streamable HTTP: 2026-07-28 stateless
+// requests (one POST each, JSON or SSE answer, 405 for GET and DELETE) and legacy
+// clients (initialize mints an Mcp-Session-Id; their GET stream and DELETE work).
+func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
+	h := &httpHandler{s: s, sessions: map[string]*httpSession{}}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.MaxBodyBytes <= 0 {
+		h.opts.MaxBodyBytes = int64(s.opts.MaxMessageBytes)
+	}
+	if h.opts.SessionIdleTimeout <= 0 {
+		h.opts.SessionIdleTimeout = 30 * time.Minute
+	}
+	if h.opts.KeepAlive <= 0 {
+		h.opts.KeepAlive = 15 * time.Second
+	}
+	s.markLive()
+	return h
+}
+
+type httpHandler struct {
+	s    *Server
+	opts HTTPOptions
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+}
+
+type httpSession struct {
+	*session
+	lastUsed time.Time
+	inflight map[string]context.CancelFunc
+}
+
+const (
+	hdrProtocolVersion = "Mcp-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+	hdrSessionID       = "Mcp-Session-Id"
+	hdrParamPrefix     = "Mcp-Param-"
+)
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.originAllowed(r) {
+		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
+		return
+	}
+	if !h.hostAllowed(r.Host) {
+		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
+		return
+	}
+	var subject string
+	var scopes []string
+	if h.opts.Authenticate != nil {
+		var ok bool
+		if subject, scopes, ok = h.opts.Authenticate(w, r); !ok {
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r, subject, scopes)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed: the MCP endpoint takes POST", http.StatusMethodNotAllowed)
+	}
+}
+
+// originAllowed implements DNS-rebinding protection: a browser's Origin must be a
+// loopback origin or one the operator allowed.
+func (h *httpHandler) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true // not a browser
+	}
+	for _, o := range h.opts.AllowedOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+func (h *httpHandler) hostAllowed(host string) bool {
+	if len(h.opts.AllowedHosts) == 0 {
+		return true
+	}
+	name := host
+	if hn, _, err := net.SplitHostPort(host); err == nil {
+		name = hn
+	}
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopbackHost(name string) bool {
+	name = strings.Trim(name, "[]")
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+// statusFor maps a JSON-RPC error to the HTTP status the spec gives it.
+func statusFor(code int, prepared bool) int {
+	switch code {
+	case CodeParseError, CodeInvalidRequest, CodeHeaderMismatch, CodeMissingClientCapability, CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	case CodeMethodNotFound:
+		return http.StatusNotFound
+	case CodeInvalidParams:
+		if prepared {
+			return http.StatusBadRequest // a missing _meta field
+		}
+	}
+	return http.StatusOK
+}
+
+func writeJSONError(w http.ResponseWriter, status int, id ID, e *Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(encodeResponse(id, nil, e))
+}
+
+func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject string, scopes []string) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			writeJSONError(w, http.StatusUnsupportedMediaType, ID{}, Errorf(CodeInvalidRequest, "Content-Type must be application/json, got %q", ct))
+			return
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge, ID{}, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", h.opts.MaxBodyBytes))
+			return
+		}
+		writeJSONError(w, http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))
+		return
+	}
+	m, derr := decodeMessage(body)
+	if derr != nil {
+		var id ID
+		if m != nil {
+			id = m.ID
+		}
+		writeJSONError(w, http.StatusBadRequest, id, derr)
+		return
+	}
+
+	// Legacy sessions: an initialize mints one; later messages name it.
+	var hs *httpSession
+	if sid := r.Header.Get(hdrSessionID); sid != "" && m.Method != "initialize" {
+		if hs = h.session(sid); hs == nil {
+			writeJSONError(w, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
+			return
+		}
+	}
+
+	switch {
+	case m.isResponse():
+		if hs != nil {
+			hs.deliver(m)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case m.isNotification():
+		if hs != nil {
+			switch m.Method {
+			case "notifications/initialized":
+				h.s.initialized(hs.session)
+			case "notifications/cancelled":
+				var p struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil {
+					h.mu.Lock()
+					if c := hs.inflight[string(p.RequestID)]; c != nil {
+						c()
+					}
+					h.mu.Unlock()
+				}
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+
+	if m.Method == "initialize" {
+		hs = h.newSession()
+		w.Header().Set(hdrSessionID, hs.id)
+	}
+	var sess *session
+	if hs != nil {
+		sess = hs.session
+	}
+	st := newHTTPStream(w, h.opts.KeepAlive)
+	in := incoming{msg: m, sess: sess, out: st, subject: subject, scopes: scopes}
+	req, spec, perr := h.s.prepare(in)
+	if perr == nil && req.Modern() {
+		perr = h.checkHeaders(r, m, req)
+	}
+	if perr != nil {
+		if m.Method == "initialize" && hs != nil {
+			h.dropSession(hs.id)
+		}
+		writeJSONError(w, statusFor(perr.Code, true), m.ID, perr)
+		return
+	}
+	ctx := r.Context()
+	if hs != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		h.mu.Lock()
+		hs.inflight[m.ID.String()] = cancel
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			delete(hs.inflight, m.ID.String())
+			h.mu.Unlock()
+		}()
+	}
+	if m.Method == "subscriptions/listen" {
+		st.startSSE() // the stream stays open: it must be SSE from the start
+		st.keepAlive(ctx)
+	}
+	resp, code := h.s.execute(ctx, req, spec)
+	st.finish(resp, statusFor(code, false))
+}
+
+// checkHeaders validates the 2026-07-28 request headers against the body.
+func (h *httpHandler) checkHeaders(r *http.Request, m *message, req *Request) *Error {
+	mismatch := func(format string, args ...any) *Error { return Errorf(CodeHeaderMismatch, format, args...) }
+	pv := r.Header.Get(hdrProtocolVersion)
+	if pv == "" {
+		return mismatch("missing required header %s (expected %q)", hdrProtocolVersion, req.Meta.ProtocolVersion)
+	}
+	if pv != req.Meta.ProtocolVersion {
+		return mismatch("header mismatch: %s %q does not match _meta protocol version %q", hdrProtocolVersion, pv, req.Meta.ProtocolVersion)
+	}
+	mh, ok := headerValue(r, hdrMethod)
+	if !ok {
+		return mismatch("invalid %s header: bad base64 encoding", hdrMethod)
+	}
+	if mh == "" {
+		return mismatch("missing required header %s (expected %q)", hdrMethod, m.Method)
+	}
+	if mh != m.Method {
+		return mismatch("header mismatch: %s %q does not match body method %q", hdrMethod, mh, m.Method)
+	}
+	spec := methodTable[m.Method]
+	if spec.needsName == "" {
+		return nil
+	}
+	var p callParams
+	_ = json.Unmarshal(m.Params, &p)
+	want := p.Name
+	if spec.needsName == "uri" {
+		want = p.URI
+	}
+	nh, ok := headerValue(r, hdrName)
+	if !ok {
+		return mismatch("invalid %s header: bad base64 encoding", hdrName)
+	}
+	if _, present := r.Header[http.CanonicalHeaderKey(hdrName)]; !present {
+		return mismatch("missing required header %s (expected %q)", hdrName, want)
+	}
+	if nh != want {
+		return mismatch("header mismatch: %s %q does not match body value %q", hdrName, nh, want)
+	}
+	if m.Method == "tools/call" {
+		return checkParamHeaders(r, h.s.toolHeaders(p.Name), p.Arguments)
+	}
+	return nil
+}
+
+// checkParamHeaders validates Mcp-Param-* headers of x-mcp-header arguments.
+func checkParamHeaders(r *http.Request, params map[string]string, args json.RawMessage) *Error {
+	if len(params) == 0 {
+		return nil
+	}
+	var vals map[string]json.RawMessage
+	_ = json.Unmarshal(args, &vals)
+	for arg, name := range params {
+		hdr := hdrParamPrefix + name
+		hv, ok := headerValue(r, hdr)
+		if !ok {
+			return Errorf(CodeHeaderMismatch, "invalid %s header: bad encoding or characters", hdr)
+		}
+		_, present := r.Header[http.CanonicalHeaderKey(hdr)]
+		v, inBody := vals[arg]
+		if !inBody || string(v) == "null" {
+			if present {
+				return Errorf(CodeHeaderMismatch, "header mismatch: %s is set but argument %q is absent", hdr, arg)
+			}
+			continue
+		}
+		if !present {
+			return Errorf(CodeHeaderMismatch, "missing required header %s mirroring argument %q", hdr, arg)
+		}
+		if !paramMatches(hv, v) {
+			return Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match argument %q", hdr, hv, arg)
+		}
+	}
+	return nil
+}
+
+// paramMatches compares a header value with a JSON argument: strings exactly,
+// numbers numerically, booleans as true/false.
+func paramMatches(hv string, v json.RawMessage) bool {
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		var s string
+		return json.Unmarshal(v, &s) == nil && s == hv
+	case string(v) == "true" || string(v) == "false":
+		return hv == string(v)
+	default:
+		var a, b json.Number
+		if json.Unmarshal(v, &a) != nil {
+			return false
+		}
+		b = json.Number(strings.TrimSpace(hv))
+		af, err1 := a.Float64()
+		bf, err2 := b.Float64()
+		return err1 == nil && err2 == nil && af == bf
+	}
+}
+
+// headerValue reads a header and decodes the =?base64?…?= form. ok is false for a
+// value that is malformed or holds characters a header must not carry.
+func headerValue(r *http.Request, name string) (string, bool) {
+	v := r.Header.Get(name)
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return "", false
+		}
+	}
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
+		dec, err := decodeBase64Any(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return "", false
+		}
+		return string(dec), true
+	}
+	return v, true
+}
+
+func (h *httpHandler) newSession() *httpSession {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	hs := &httpSession{session: newSession(hex.EncodeToString(b)), lastUsed: time.Now(), inflight: map[string]context.CancelFunc{}}
+	h.mu.Lock()
+	h.expireLocked()
+	h.sessions[hs.id] = hs
+	h.mu.Unlock()
+	return hs
+}
+
+func (h *httpHandler) session(id string) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hs := h.sessions[id]
+	if hs != nil {
+		hs.lastUsed = time.Now()
+	}
+	return hs
+}
+
+func (h *httpHandler) dropSession(id string) {
+	h.mu.Lock()
+	hs := h.sessions[id]
+	delete(h.sessions, id)
+	h.mu.Unlock()
+	if hs != nil {
+		h.s.closeSession(hs.session)
+	}
+}
+
+// expireLocked drops idle legacy sessions; called when a session is created so the
+// map cannot grow without bound.
+func (h *httpHandler) expireLocked() {
+	cutoff := time.Now().Add(-h.opts.SessionIdleTimeout)
+	for id, hs := range h.sessions {
+		if hs.lastUsed.Before(cutoff) && len(hs.inflight) == 0 {
+			delete(h.sessions, id)
+			go h.s.closeSession(hs.session)
+		}
+	}
+}
+
+// get opens a legacy session's stream of unsolicited notifications. 2026-07-28 has
+// no GET stream: 405.
+func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed: this revision has no GET stream; use subscriptions/listen", http.StatusMethodNotAllowed)
+		return
+	}
+	hs := h.session(sid)
+	if hs == nil {
+		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
+		return
+	}
+	st := newHTTPStream(w, h.opts.KeepAlive)
+	st.startSSE()
+	hs.setUnsolicited(st)
+	defer hs.setUnsolicited(nil)
+	st.keepAlive(r.Context())
+	select {
+	case <-r.Context().Done():
+	case <-h.s.hub.closing:
+	}
+}
+
+func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed: this revision has no sessions", http.StatusMethodNotAllowed)
+		return
+	}
+	if h.session(sid) == nil {
+		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
+		return
+	}
+	h.dropSession(sid)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// httpStream is the answer to one POST. It starts as a plain JSON response and turns
+// into an SSE stream the moment a message must precede the response (progress, log,
+// a legacy server-to-client request, a listen acknowledgement).
+type httpStream struct {
+	mu       sync.Mutex
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	sse      bool
+	done     bool
+	interval time.Duration
+}
+
+func newHTTPStream(w http.ResponseWriter, keepAlive time.Duration) *httpStream {
+	return &httpStream{w: w, rc: http.NewResponseController(w), interval: keepAlive}
+}
+
+func (h *httpStream) startSSE() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.startSSELocked()
+}
+
+func (h *httpStream) startSSELocked() {
+	if h.sse {
+		return
+	}
+	h.sse = true
+	hdr := h.w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	h.w.WriteHeader(http.StatusOK)
+	_ = h.rc.Flush()
+}
+
+func (h *httpStream) write(msg []byte) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		return errors.New("response already sent")
+	}
+	h.startSSELocked()
+	return h.eventLocked(msg)
+}
+
+func (h *httpStream) eventLocked(msg []byte) error {
+	if _, err := io.WriteString(h.w, "event: message\ndata: "); err != nil {
+		return err
+	}
+	if _, err := h.w.Write(msg); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(h.w, "\n\n"); err != nil {
+		return err
+	}
+	return h.rc.Flush()
+}
+
+// keepAlive writes SSE comments while ctx lasts, so proxies keep the stream open.
+func (h *httpStream) keepAlive(ctx context.Context) {
+	go func() {
+		t := time.NewTicker(h.interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				h.mu.Lock()
+				if h.done {
+					h.mu.Unlock()
+					return
+				}
+				_, err := io.WriteString(h.w, ":\n\n")
+				if err == nil {
+					err = h.rc.Flush()
+				}
+				h.mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
+}
+
+// finish sends the response: as the last SSE event if streaming began, otherwise as
+// a JSON body with the given status. A nil response (cancelled) just ends the stream.
+func (h *httpStream) finish(resp []byte, status int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		return
+	}
+	h.done = true
+	if h.sse {
+		if resp != nil {
+			_ = h.eventLocked(resp)
+		}
+		return
+	}
+	if resp == nil {
+		h.w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	h.w.Header().Set("Content-Type", "application/json")
+	h.w.WriteHeader(status)
+	_, _ = h.w.Write(resp)
+}
+
+// decodeBase64Any accepts standard base64 with or without padding.
+func decodeBase64Any(s string) ([]byte, error) {
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return base64.RawStdEncoding.DecodeString(s)
+}

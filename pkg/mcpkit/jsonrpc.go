@@ -1,0 +1,261 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// JSON-RPC 2.0 and MCP error codes (PROTOCOL.md §2.3).
+const (
+	CodeParseError                 = -32700
+	CodeInvalidRequest             = -32600
+	CodeMethodNotFound             = -32601
+	CodeInvalidParams              = -32602
+	CodeInternalError              = -32603
+	CodeHeaderMismatch             = -32020
+	CodeMissingClientCapability    = -32021
+	CodeUnsupportedProtocolVersion = -32022
+	// CodeResourceNotFoundLegacy is what revisions up to 2025-11-25 use for an unknown
+	// resource; 2026-07-28 uses -32602 and forbids this code.
+	CodeResourceNotFoundLegacy = -32002
+)
+
+// ID is a JSON-RPC request id kept as its raw JSON so that a string stays a string and
+// a number stays a number when it is echoed back (the spec requires both).
+type ID struct{ raw json.RawMessage }
+
+// IsZero reports whether the message had no id (a notification).
+func (id ID) IsZero() bool { return len(id.raw) == 0 }
+
+// String is the id's JSON text, usable as a map key.
+func (id ID) String() string { return string(id.raw) }
+
+// MarshalJSON writes the id as it came in; a missing id is written as null, which is
+// what an error response for an unreadable request carries.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if len(id.raw) == 0 {
+		return []byte("null"), nil
+	}
+	return id.raw, nil
+}
+
+// UnmarshalJSON accepts a string or an integer and nothing else.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return errors.New("id must be a string or an integer, not null")
+	}
+	switch b[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	default:
+		var n json.Number
+		if err := json.Unmarshal(b, &n); err != nil {
+			return errors.New("id must be a string or an integer")
+		}
+		if _, err := n.Int64(); err != nil {
+			return errors.New("id must be a string or an integer")
+		}
+	}
+	id.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// NewIntID and NewStringID make ids for messages mcpkit itself sends (legacy
+// server-to-client requests) and for tests.
+func NewIntID(n int64) ID { return ID{raw: json.RawMessage(fmt.Sprint(n))} }
+
+// NewStringID makes a string id.
+func NewStringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: b}
+}
+
+// message is any JSON-RPC 2.0 message on the wire. Which fields are set tells its kind.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      ID              `json:"id,omitzero"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+func (m *message) isRequest() bool      { return m.Method != "" && !m.ID.IsZero() }
+func (m *message) isNotification() bool { return m.Method != "" && m.ID.IsZero() }
+func (m *message) isResponse() bool     { return m.Method == "" && !m.ID.IsZero() }
+
+// Error is a JSON-RPC error object. A handler returns one (or wraps one) to answer with
+// a protocol error instead of a result.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+
+// Errorf builds a protocol error with a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidParams is the error for bad request parameters (-32602).
+func InvalidParams(format string, args ...any) *Error {
+	return Errorf(CodeInvalidParams, format, args...)
+}
+
+// decodeMessage parses one wire message and classifies what is wrong with it, so the
+// caller can answer with the right JSON-RPC error. The id is returned whenever it could
+// be read, even for an invalid message.
+func decodeMessage(data []byte) (*message, *Error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, Errorf(CodeInvalidRequest, "empty message: expected a JSON-RPC 2.0 object")
+	}
+	if data[0] == '[' {
+		return nil, Errorf(CodeInvalidRequest, "JSON-RPC batches are not supported by MCP: send one message at a time")
+	}
+	if data[0] != '{' {
+		if !json.Valid(data) {
+			return nil, Errorf(CodeParseError, "parse error: message is not valid JSON")
+		}
+		return nil, Errorf(CodeInvalidRequest, "invalid request: expected a JSON-RPC 2.0 object")
+	}
+	var m message
+	if err := json.Unmarshal(data, &m); err != nil {
+		if !json.Valid(data) {
+			return nil, Errorf(CodeParseError, "parse error: message is not valid JSON")
+		}
+		// Valid JSON with a field of the wrong type. Recover the id if we can.
+		var loose struct {
+			ID ID `json:"id"`
+		}
+		_ = json.Unmarshal(data, &loose)
+		return &message{ID: loose.ID}, Errorf(CodeInvalidRequest, "invalid request: %s", describeJSONError(err))
+	}
+	if m.JSONRPC != "2.0" {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	if m.Method == "" && m.ID.IsZero() {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: a message needs a "method" (request or notification) or an "id" (response)`)
+	}
+	if m.Method != "" && (m.Result != nil || m.Error != nil) {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: a request must not carry "result" or "error"`)
+	}
+	if len(m.Params) > 0 && m.Params[0] != '{' && string(m.Params) != "null" {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: "params" must be an object`)
+	}
+	return &m, nil
+}
+
+// describeJSONError turns encoding/json's messages into one that names the field.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("field %q must be %s, got %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return fmt.Sprintf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	case "float64", "float32":
+		return "a number"
+	case "int", "int64", "int32", "uint", "uint64", "uint32":
+		return "an integer"
+	}
+	return goKind
+}
+
+// encodeResponse renders a response line (without the trailing newline).
+func encodeResponse(id ID, result any, rpcErr *Error) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	idb, _ := id.MarshalJSON()
+	buf.Write(idb)
+	if rpcErr != nil {
+		buf.WriteString(`,"error":`)
+		b, err := json.Marshal(rpcErr)
+		if err != nil {
+			b, _ = json.Marshal(&Error{Code: CodeInternalError, Message: "internal error: unencodable error data"})
+		}
+		buf.Write(b)
+	} else {
+		buf.WriteString(`,"result":`)
+		b, err := marshalNoEscape(result)
+		if err != nil {
+			return encodeResponse(id, nil, &Error{Code: CodeInternalError, Message: "internal error: result could not be encoded: " + err.Error()})
+		}
+		buf.Write(b)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// encodeNotification renders a notification line.
+func encodeNotification(method string, params any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","method":`)
+	mb, _ := json.Marshal(method)
+	buf.Write(mb)
+	if params != nil {
+		b, err := marshalNoEscape(params)
+		if err == nil {
+			buf.WriteString(`,"params":`)
+			buf.Write(b)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// encodeRequest renders a server-to-client request (legacy revisions only).
+func encodeRequest(id ID, method string, params any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	idb, _ := id.MarshalJSON()
+	buf.Write(idb)
+	buf.WriteString(`,"method":`)
+	mb, _ := json.Marshal(method)
+	buf.Write(mb)
+	if params != nil {
+		b, _ := marshalNoEscape(params)
+		buf.WriteString(`,"params":`)
+		buf.Write(b)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping (<, >, & stay as they are: the
+// output is a protocol stream, not HTML) and without the trailing newline.
+func marshalNoEscape(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return b[:len(b)-1], nil
+}

@@ -1,0 +1,187 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+)
+
+// SubscriptionFilter is what a subscriptions/listen request asks to hear about.
+type SubscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// listener is one place change notifications go: a subscriptions/listen stream or a
+// legacy session.
+type listener struct {
+	mu     sync.Mutex
+	filter SubscriptionFilter
+	// deliver sends one notification; for listen streams it adds the subscription id.
+	deliver func(method string, params map[string]any)
+}
+
+func (l *listener) wants(method, uri string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch method {
+	case "notifications/tools/list_changed":
+		return l.filter.ToolsListChanged
+	case "notifications/prompts/list_changed":
+		return l.filter.PromptsListChanged
+	case "notifications/resources/list_changed":
+		return l.filter.ResourcesListChanged
+	case "notifications/resources/updated":
+		return slices.ContainsFunc(l.filter.ResourceSubscriptions, func(s string) bool { return uriCovers(s, uri) })
+	}
+	return false
+}
+
+// uriCovers reports whether a subscription to sub covers an update of uri: the same
+// resource, or a sub-resource of it (the spec allows updates of sub-resources).
+func uriCovers(sub, uri string) bool {
+	if sub == uri {
+		return true
+	}
+	if len(uri) > len(sub) && uri[:len(sub)] == sub {
+		last := sub[len(sub)-1]
+		return last == '/' || uri[len(sub)] == '/'
+	}
+	return false
+}
+
+// hub fans change notifications out to every listener that asked for them.
+type hub struct {
+	mu        sync.Mutex
+	listeners map[*listener]struct{}
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+func newHub() *hub {
+	return &hub{listeners: map[*listener]struct{}{}, closing: make(chan struct{})}
+}
+
+func (h *hub) add(l *listener) {
+	h.mu.Lock()
+	h.listeners[l] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *hub) remove(l *listener) {
+	h.mu.Lock()
+	delete(h.listeners, l)
+	h.mu.Unlock()
+}
+
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.listeners)
+}
+
+func (h *hub) publish(method, uri string) {
+	h.mu.Lock()
+	ls := make([]*listener, 0, len(h.listeners))
+	for l := range h.listeners {
+		ls = append(ls, l)
+	}
+	h.mu.Unlock()
+	for _, l := range ls {
+		if l.wants(method, uri) {
+			params := map[string]any{}
+			if uri != "" {
+				params["uri"] = uri
+			}
+			l.deliver(method, params)
+		}
+	}
+}
+
+// shutdown ends every listen stream gracefully.
+func (h *hub) shutdown() { h.closeOnce.Do(func() { close(h.closing) }) }
+
+// NotifyToolsListChanged tells listening clients that tools/list changed.
+func (s *Server) NotifyToolsListChanged() { s.hub.publish("notifications/tools/list_changed", "") }
+
+// NotifyPromptsListChanged tells listening clients that prompts/list changed.
+func (s *Server) NotifyPromptsListChanged() {
+	s.hub.publish("notifications/prompts/list_changed", "")
+}
+
+// NotifyResourcesListChanged tells listening clients that resources/list changed.
+func (s *Server) NotifyResourcesListChanged() {
+	s.hub.publish("notifications/resources/list_changed", "")
+}
+
+// NotifyResourceUpdated tells clients subscribed to uri (or a parent of it) that it changed.
+func (s *Server) NotifyResourceUpdated(uri string) {
+	s.hub.publish("notifications/resources/updated", uri)
+}
+
+// Listeners reports how many listen streams and legacy sessions are registered.
+func (s *Server) Listeners() int { return s.hub.count() }
+
+// Shutdown ends listen streams gracefully (each gets its completion result). Transports
+// call it when they stop; Serve calls it on SIGINT/SIGTERM.
+func (s *Server) Shutdown() { s.hub.shutdown() }
+
+type listenResult struct {
+	resultBase
+}
+
+// listen serves subscriptions/listen: acknowledgement first, then matching change
+// notifications carrying the subscription id, until the client goes away (its context
+// ends) or the server shuts down (then a completion result).
+func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
+	var p struct {
+		Notifications *SubscriptionFilter `json:"notifications"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return nil, InvalidParams("invalid subscriptions/listen params: %s", describeJSONError(err))
+	}
+	if p.Notifications == nil {
+		return nil, InvalidParams(`subscriptions/listen needs "notifications": an object such as {"toolsListChanged":true}`)
+	}
+	caps := s.capabilities()
+	var agreed SubscriptionFilter
+	agreed.ToolsListChanged = p.Notifications.ToolsListChanged && caps.Tools != nil
+	agreed.PromptsListChanged = p.Notifications.PromptsListChanged && caps.Prompts != nil
+	agreed.ResourcesListChanged = p.Notifications.ResourcesListChanged && caps.Resources != nil
+	if caps.Resources != nil && len(p.Notifications.ResourceSubscriptions) > 0 {
+		agreed.ResourceSubscriptions = slices.Clone(p.Notifications.ResourceSubscriptions)
+	}
+	subID := req.ID.raw
+	withID := func(params map[string]any) map[string]any {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = map[string]any{metaSubscriptionID: json.RawMessage(subID)}
+		return params
+	}
+	var writeMu sync.Mutex
+	write := func(msg []byte) {
+		writeMu.Lock()
+		defer writeMu.Unlock()
+		_ = req.out.write(msg)
+	}
+	l := &listener{filter: agreed, deliver: func(method string, params map[string]any) {
+		write(encodeNotification(method, withID(params)))
+	}}
+	// Acknowledge before registering so that nothing can precede the acknowledgement.
+	write(encodeNotification("notifications/subscriptions/acknowledged",
+		withID(map[string]any{"notifications": agreed})))
+	s.hub.add(l)
+	defer s.hub.remove(l)
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.hub.closing:
+	}
+	res := &listenResult{}
+	res.Meta = map[string]any{metaSubscriptionID: json.RawMessage(subID)}
+	return res, nil
+}

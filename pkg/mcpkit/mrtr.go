@@ -1,0 +1,135 @@
+package mcpkit
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// requestState is what mcpkit carries between rounds of a multi-round-trip request.
+// It is signed with the server's state key (HMAC-SHA256) so a client cannot forge
+// answers or replay it against another request, and it expires.
+type requestState struct {
+	Method  string                     `json:"m"`
+	Target  string                     `json:"t"`           // tool or prompt name, or resource URI
+	Args    string                     `json:"a"`           // digest of the arguments
+	Subject string                     `json:"s,omitempty"` // authenticated caller, if any
+	Expires int64                      `json:"x"`           // unix seconds
+	Inputs  map[string]json.RawMessage `json:"i,omitempty"` // answers from earlier rounds
+	App     []byte                     `json:"d,omitempty"` // handler state (SetState)
+}
+
+// argsDigest binds a state to the arguments it was issued for. The arguments are
+// canonicalised first (keys sorted, no spaces) because a client may re-encode them.
+func argsDigest(args json.RawMessage) string {
+	var v any
+	if len(args) > 0 && json.Unmarshal(args, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	sum := sha256.Sum256(args)
+	return base64.RawURLEncoding.EncodeToString(sum[:12])
+}
+
+// sign encodes and signs a state: base64url(payload) "." base64url(hmac).
+func (s *Server) sign(st *requestState) (string, error) {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, s.stateKey)
+	mac.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)), nil
+}
+
+// verify checks a state's signature, expiry and binding to this request.
+func (s *Server) verify(token string, req *Request, target string, args json.RawMessage) (*requestState, error) {
+	bad := func(why string) error {
+		return InvalidParams("invalid requestState: %s; send the original request again without requestState and inputResponses", why)
+	}
+	p, sig, ok := strings.Cut(token, ".")
+	if !ok {
+		return nil, bad("it is not a state this server issued")
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, bad("it is not a state this server issued")
+	}
+	mac := hmac.New(sha256.New, s.stateKey)
+	mac.Write(payload)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return nil, bad("its signature does not verify (it was altered or issued by another server)")
+	}
+	var st requestState
+	if err := json.Unmarshal(payload, &st); err != nil {
+		return nil, bad("it cannot be decoded")
+	}
+	if time.Now().Unix() > st.Expires {
+		return nil, bad("it has expired")
+	}
+	if st.Method != req.Method || st.Target != target || st.Args != argsDigest(args) || st.Subject != req.Subject {
+		return nil, bad("it was issued for a different request")
+	}
+	return &st, nil
+}
+
+// resume loads the answers of earlier rounds (from a verified requestState) and this
+// round (inputResponses) into the request before the handler runs again.
+func (s *Server) resume(req *Request, p callParams, args json.RawMessage) error {
+	if !req.Modern() {
+		return nil
+	}
+	target := p.Name
+	if req.Method == "resources/read" {
+		target = p.URI
+	}
+	if p.RequestState != "" {
+		st, err := s.verify(p.RequestState, req, target, args)
+		if err != nil {
+			return err
+		}
+		for k, v := range st.Inputs {
+			req.remember(k, v)
+		}
+		req.appState = st.App
+	}
+	for k, v := range p.InputResponses {
+		req.remember(k, v)
+	}
+	return nil
+}
+
+// inputRequired builds the input_required result for a handler that asked for input,
+// with a signed state carrying everything answered so far.
+func (s *Server) inputRequired(req *Request) (*inputRequiredResult, *Error) {
+	var p callParams
+	_ = json.Unmarshal(req.Params, &p)
+	target, args := p.Name, p.Arguments
+	if req.Method == "resources/read" {
+		target, args = p.URI, nil
+	}
+	if req.Method == "tools/call" && (len(args) == 0 || string(args) == "null") {
+		args = json.RawMessage("{}")
+	}
+	req.mu.Lock()
+	st := &requestState{Method: req.Method, Target: target, Args: argsDigest(args), Subject: req.Subject,
+		Expires: time.Now().Add(s.opts.StateTTL).Unix(), Inputs: req.inputs, App: req.newState}
+	if st.App == nil {
+		st.App = req.appState
+	}
+	asked := req.asked
+	req.mu.Unlock()
+	if len(asked) == 0 && st.App == nil {
+		return nil, &Error{Code: CodeInternalError, Message: "internal error: handler returned ErrInputRequired without asking for input"}
+	}
+	token, err := s.sign(st)
+	if err != nil {
+		return nil, &Error{Code: CodeInternalError, Message: "internal error: encoding request state: " + err.Error()}
+	}
+	return &inputRequiredResult{resultBase: resultBase{ResultType: "input_required"}, InputRequests: asked, RequestState: token}, nil
+}

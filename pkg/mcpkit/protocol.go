@@ -1,0 +1,199 @@
+package mcpkit
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Protocol revisions this library speaks. The first is stateless (per-request _meta);
+// the others use the initialize handshake.
+const (
+	Revision20260728 = "2026-07-28"
+	Revision20251125 = "2025-11-25"
+	Revision20250618 = "2025-06-18"
+	Revision20250326 = "2025-03-26"
+)
+
+// ModernRevisions are served statelessly; LegacyRevisions through initialize.
+var (
+	ModernRevisions = []string{Revision20260728}
+	LegacyRevisions = []string{Revision20251125, Revision20250618, Revision20250326}
+)
+
+// SupportedRevisions lists every revision, newest first, as server/discover and the
+// -32022 error report them.
+func SupportedRevisions() []string {
+	return append(slices.Clone(ModernRevisions), LegacyRevisions...)
+}
+
+func isModern(rev string) bool { return slices.Contains(ModernRevisions, rev) }
+func isLegacy(rev string) bool { return slices.Contains(LegacyRevisions, rev) }
+
+// Reserved _meta keys (PROTOCOL.md §2.4).
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	metaProgressToken      = "progressToken"
+	metaTraceparent        = "traceparent"
+	metaTracestate         = "tracestate"
+)
+
+// Implementation names a client or server.
+type Implementation struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	Icons       []Icon `json:"icons,omitempty"`
+}
+
+// Icon is an image a host may show for a server, tool, resource or prompt.
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// ClientCapabilities is what a client declared: per request in 2026-07-28, once at
+// initialize before. Fields are raw so that nothing a client sends is lost.
+type ClientCapabilities struct {
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Roots        json.RawMessage            `json:"roots,omitempty"`
+	Sampling     json.RawMessage            `json:"sampling,omitempty"`
+	Elicitation  json.RawMessage            `json:"elicitation,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// HasElicitation reports whether the client can answer an elicitation in the given
+// mode ("form" or "url"). An empty elicitation object means form only.
+func (c *ClientCapabilities) HasElicitation(mode string) bool {
+	if c == nil || len(c.Elicitation) == 0 || string(c.Elicitation) == "null" {
+		return false
+	}
+	var modes map[string]json.RawMessage
+	if json.Unmarshal(c.Elicitation, &modes) != nil {
+		return false
+	}
+	if len(modes) == 0 {
+		return mode == "" || mode == "form"
+	}
+	if mode == "" {
+		mode = "form"
+	}
+	_, ok := modes[mode]
+	return ok
+}
+
+// HasSampling reports whether the client declared sampling.
+func (c *ClientCapabilities) HasSampling() bool {
+	return c != nil && len(c.Sampling) > 0 && string(c.Sampling) != "null"
+}
+
+// HasRoots reports whether the client declared roots.
+func (c *ClientCapabilities) HasRoots() bool {
+	return c != nil && len(c.Roots) > 0 && string(c.Roots) != "null"
+}
+
+// ServerCapabilities is what this server advertises.
+type ServerCapabilities struct {
+	Experimental map[string]any  `json:"experimental,omitempty"`
+	Logging      *struct{}       `json:"logging,omitempty"`
+	Completions  *struct{}       `json:"completions,omitempty"`
+	Prompts      *ListChangedCap `json:"prompts,omitempty"`
+	Resources    *ResourcesCap   `json:"resources,omitempty"`
+	Tools        *ListChangedCap `json:"tools,omitempty"`
+	Extensions   map[string]any  `json:"extensions,omitempty"`
+}
+
+// ListChangedCap is the capability object of tools and prompts.
+type ListChangedCap struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ResourcesCap is the resources capability.
+type ResourcesCap struct {
+	Subscribe   bool `json:"subscribe,omitempty"`
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// LoggingLevel values in increasing severity (RFC 5424 names).
+var loggingLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelRank(level string) int { return slices.Index(loggingLevels, level) }
+
+// RequestMeta is the parsed per-request _meta of a request. For legacy revisions the
+// fields come from the session (initialize and logging/setLevel) instead.
+type RequestMeta struct {
+	ProtocolVersion    string
+	ClientCapabilities ClientCapabilities
+	ClientInfo         *Implementation
+	LogLevel           string
+	ProgressToken      json.RawMessage
+	Traceparent        string
+	Tracestate         string
+	// Raw holds every _meta key as sent, for extensions mcpkit does not know.
+	Raw map[string]json.RawMessage
+}
+
+// parseMeta reads params._meta. It reports missing required fields only when the
+// request is modern; the caller decides.
+func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
+	var m RequestMeta
+	if len(params) == 0 {
+		return m, nil
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return m, InvalidParams("invalid params: %s", describeJSONError(err))
+	}
+	m.Raw = p.Meta
+	if v, ok := p.Meta[metaProtocolVersion]; ok {
+		if err := json.Unmarshal(v, &m.ProtocolVersion); err != nil || m.ProtocolVersion == "" {
+			return m, InvalidParams("_meta[%q] must be a non-empty string such as %q", metaProtocolVersion, Revision20260728)
+		}
+	}
+	if v, ok := p.Meta[metaClientCapabilities]; ok {
+		if len(v) == 0 || v[0] != '{' {
+			return m, InvalidParams("_meta[%q] must be an object ({} when the client has none)", metaClientCapabilities)
+		}
+		if err := json.Unmarshal(v, &m.ClientCapabilities); err != nil {
+			return m, InvalidParams("_meta[%q]: %s", metaClientCapabilities, describeJSONError(err))
+		}
+	}
+	if v, ok := p.Meta[metaClientInfo]; ok {
+		var info Implementation
+		if json.Unmarshal(v, &info) == nil {
+			m.ClientInfo = &info
+		}
+	}
+	if v, ok := p.Meta[metaLogLevel]; ok {
+		if json.Unmarshal(v, &m.LogLevel) != nil || levelRank(m.LogLevel) < 0 {
+			return m, InvalidParams("_meta[%q] must be one of %v", metaLogLevel, loggingLevels)
+		}
+	}
+	if v, ok := p.Meta[metaProgressToken]; ok && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		m.ProgressToken = v
+	}
+	if v, ok := p.Meta[metaTraceparent]; ok {
+		_ = json.Unmarshal(v, &m.Traceparent)
+	}
+	if v, ok := p.Meta[metaTracestate]; ok {
+		_ = json.Unmarshal(v, &m.Tracestate)
+	}
+	return m, nil
+}
+
+// hasModernMeta reports whether params name a protocol version in _meta: the mark of a
+// 2026-07-28-style request.
+func (m *RequestMeta) hasModernMeta() bool {
+	_, ok := m.Raw[metaProtocolVersion]
+	return ok
+}

@@ -1,0 +1,82 @@
+package mcpkit
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SanitizeText makes untrusted text (file contents, issue bodies, exception messages)
+// safe to hand to a model: it drops invisible format characters and bidirectional
+// controls that can hide instructions from a human reviewer (Trojan Source,
+// CVE-2021-42574), drops C0/C1 controls other than tab, newline and carriage return,
+// and replaces invalid UTF-8 with U+FFFD. Visible text is never changed.
+func SanitizeText(s string) string {
+	if isClean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+			continue
+		}
+		if hidden(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isClean is the fast path: pure printable ASCII (plus \t \n \r) needs no work.
+func isClean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hidden reports whether r is a character that renders as nothing (or reorders what
+// renders) and so must not reach a model or a reviewer.
+func hidden(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r':
+		return false
+	case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', // zero-width and BOM
+		'\u202a', '\u202b', '\u202c', '\u202d', '\u202e', // bidi embeddings and overrides
+		'\u2066', '\u2067', '\u2068', '\u2069', // bidi isolates
+		'\u200e', '\u200f', '\u061c', // directional marks
+		'\u00ad', '\u180e': // soft hyphen, Mongolian vowel separator
+		return true
+	}
+	if r >= 0xe0000 && r <= 0xe007f { // tag characters ("ASCII smuggling")
+		return true
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
+
+// TruncateText returns s cut to at most max bytes without splitting a UTF-8 character,
+// and whether anything was cut. max <= 0 means no limit.
+func TruncateText(s string, max int) (string, bool) {
+	if max <= 0 || len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+// CleanText is SanitizeText followed by TruncateText: the one call for a text field
+// that comes from an untrusted source and flows back to a model.
+func CleanText(s string, max int) (string, bool) {
+	return TruncateText(SanitizeText(s), max)
+}

@@ -1,0 +1,180 @@
+package mcpkit
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ServerOptions configure a Server. The zero value is usable.
+type ServerOptions struct {
+	// Instructions tell the model how to use the server (server/discover, initialize).
+	Instructions string
+	// Logger receives the server's own logs; nil logs to stderr at info level. Logs never
+	// contain tokens or tool arguments.
+	Logger *slog.Logger
+	// ReadOnly makes AddTool skip every tool whose annotations do not say ReadOnlyHint,
+	// so a read-only server does not expose write tools at all.
+	ReadOnly bool
+	// StateKey signs the requestState of multi-round-trip requests. Every instance
+	// behind one load balancer needs the same key; nil picks a random key per process.
+	StateKey []byte
+	// StateTTL bounds how long a requestState stays valid (default 10 minutes).
+	StateTTL time.Duration
+	// PageSize is the number of items per page of list results (default 100).
+	PageSize int
+	// ListTTL is the ttlMs hint on list results and server/discover (default 60 s; a
+	// list_changed notification invalidates it earlier).
+	ListTTL time.Duration
+	// MaxMessageBytes bounds one incoming message (default 4 MiB).
+	MaxMessageBytes int
+	// MaxConcurrent bounds requests handled at once on one stdio connection (default 64).
+	MaxConcurrent int
+}
+
+// Server holds what an MCP server exposes and answers requests for it over any
+// transport. Register tools, resources and prompts before serving; registering later
+// is allowed and notifies listening clients.
+type Server struct {
+	info   Implementation
+	opts   ServerOptions
+	logger *slog.Logger
+
+	mu             sync.RWMutex
+	tools          map[string]*registeredTool
+	resources      map[string]*registeredResource
+	templates      []*registeredTemplate
+	prompts        map[string]*registeredPrompt
+	resourceLister ResourceLister
+	completer      CompletionHandler
+	logging        bool
+	handler        MethodHandler // the dispatch chain with middleware applied
+	mws            []Middleware
+
+	hub      *hub
+	stateKey []byte
+
+	// started is set once the server has begun serving; changes after that notify.
+	started sync.Once
+	live    bool
+}
+
+// NewServer returns a server that introduces itself as info.
+func NewServer(info Implementation, opts *ServerOptions) *Server {
+	s := &Server{
+		info:      info,
+		tools:     map[string]*registeredTool{},
+		resources: map[string]*registeredResource{},
+		prompts:   map[string]*registeredPrompt{},
+		hub:       newHub(),
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.StateTTL <= 0 {
+		s.opts.StateTTL = 10 * time.Minute
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	if s.opts.ListTTL <= 0 {
+		s.opts.ListTTL = 60 * time.Second
+	}
+	if s.opts.MaxMessageBytes <= 0 {
+		s.opts.MaxMessageBytes = 4 << 20
+	}
+	if s.opts.MaxConcurrent <= 0 {
+		s.opts.MaxConcurrent = 64
+	}
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	s.stateKey = s.opts.StateKey
+	if len(s.stateKey) == 0 {
+		s.stateKey = make([]byte, 32)
+		_, _ = rand.Read(s.stateKey)
+	}
+	s.handler = s.dispatch
+	return s
+}
+
+// stderr is a variable so tests can silence the default logger.
+var stderr io.Writer = os.Stderr
+
+// Info returns the server's implementation info.
+func (s *Server) Info() Implementation { return s.info }
+
+// Logger returns the server's logger, for handlers that want to log.
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// MethodHandler answers one request. The result is a JSON-encodable value; an error
+// that is (or wraps) *Error becomes a JSON-RPC error, any other error -32603.
+type MethodHandler func(ctx context.Context, req *Request) (any, error)
+
+// Middleware wraps every request's handling: audit logs, authorization, metrics.
+type Middleware func(next MethodHandler) MethodHandler
+
+// Use adds middleware; the first added runs outermost.
+func (s *Server) Use(mw ...Middleware) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.dispatch
+	all := append(slices.Clone(s.mws), mw...)
+	for i := len(all) - 1; i >= 0; i-- {
+		h = all[i](h)
+	}
+	s.mws = all
+	s.handler = h
+}
+
+// EnableLogging advertises the logging capability so handlers' Request.Log messages
+// reach clients that ask for them.
+func (s *Server) EnableLogging() {
+	s.mu.Lock()
+	s.logging = true
+	s.mu.Unlock()
+}
+
+// capabilities computes what the server advertises from what is registered.
+func (s *Server) capabilities() ServerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var c ServerCapabilities
+	if len(s.tools) > 0 {
+		c.Tools = &ListChangedCap{ListChanged: true}
+	}
+	if len(s.resources) > 0 || len(s.templates) > 0 || s.resourceLister != nil {
+		c.Resources = &ResourcesCap{Subscribe: true, ListChanged: true}
+	}
+	if len(s.prompts) > 0 {
+		c.Prompts = &ListChangedCap{ListChanged: true}
+	}
+	if s.completer != nil {
+		c.Completions = &struct{}{}
+	}
+	if s.logging {
+		c.Logging = &struct{}{}
+	}
+	return c
+}
+
+// markLive records that serving has begun: from then on registrations notify.
+func (s *Server) markLive() {
+	s.started.Do(func() {
+		s.mu.Lock()
+		s.live = true
+		s.mu.Unlock()
+	})
+}
+
+func (s *Server) isLive() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.live
+}

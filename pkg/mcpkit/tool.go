@@ -1,0 +1,349 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Tool describes a tool. AddTool fills InputSchema and OutputSchema from the handler's
+// Go types; set them yourself only for AddRawTool.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         map[string]any   `json:"_meta,omitempty"`
+	// Scopes are the OAuth scopes a caller needs for this tool over authorized HTTP.
+	Scopes []string `json:"-"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. mcpkit always sends all four
+// hints, so a tool says what it does instead of leaving clients to assume defaults.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+// ReadOnly is the annotation set of a tool that only reads its (closed) world.
+func ReadOnly() *ToolAnnotations {
+	return &ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+}
+
+// ToolHandlerFor handles a typed tool call. Returning a Go error makes the result
+// isError with the error's message; returning *Error (or ErrInputRequired) answers
+// with that protocol error (or an input_required result) instead.
+type ToolHandlerFor[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
+
+// RawToolHandler handles a tool call with raw JSON arguments and builds the result itself.
+type RawToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error)
+
+type registeredTool struct {
+	tool      Tool
+	validate  *jsonschema.Schema
+	handler   RawToolHandler
+	headers   map[string]string // argument name -> Mcp-Param header suffix (x-mcp-header)
+	objectOut bool              // structuredContent is a JSON object (legacy-safe)
+}
+
+var callToolResultType = reflect.TypeFor[*CallToolResult]()
+
+// AddTool registers a typed tool. The input schema is generated from In (a struct) and
+// every call's arguments are validated against it before h runs; unless Out is
+// *CallToolResult, the output schema is generated from Out and the result carries
+// structuredContent plus its JSON as text.
+func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
+	tool := *t
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = SchemaFor[In]()
+	}
+	raw := reflect.TypeFor[Out]() == callToolResultType
+	if !raw && len(tool.OutputSchema) == 0 {
+		tool.OutputSchema = SchemaFor[Out]()
+	}
+	s.addTool(tool, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return ToolError("invalid arguments: " + describeJSONError(err)), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		if raw {
+			return any(out).(*CallToolResult), nil
+		}
+		return structuredResult(out)
+	})
+}
+
+// AddRawTool registers a tool whose handler works on raw arguments. t.InputSchema must
+// be set (a JSON Schema object); arguments are still validated against it.
+func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
+	tool := *t
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	}
+	s.addTool(tool, h)
+}
+
+// structuredResult renders a typed output as structuredContent and text.
+func structuredResult(out any) (*CallToolResult, error) {
+	b, err := marshalNoEscape(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tool output: %w", err)
+	}
+	return &CallToolResult{Content: []Content{TextContent(string(b))}, StructuredContent: json.RawMessage(b)}, nil
+}
+
+func (s *Server) addTool(tool Tool, h RawToolHandler) {
+	if s.opts.ReadOnly && (tool.Annotations == nil || !tool.Annotations.ReadOnlyHint) {
+		s.logger.Debug("read-only server: not registering tool", "tool", tool.Name)
+		return
+	}
+	rt := &registeredTool{tool: tool, handler: h}
+	var err error
+	if rt.validate, err = compileSchema(tool.Name, tool.InputSchema); err != nil {
+		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
+	}
+	rt.headers = xMCPHeaders(tool.InputSchema)
+	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
+	s.mu.Lock()
+	s.tools[tool.Name] = rt
+	live := s.live
+	s.mu.Unlock()
+	if live {
+		s.NotifyToolsListChanged()
+	}
+}
+
+// RemoveTools unregisters tools by name and notifies listening clients.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	n := 0
+	for _, name := range names {
+		if _, ok := s.tools[name]; ok {
+			delete(s.tools, name)
+			n++
+		}
+	}
+	live := s.live
+	s.mu.Unlock()
+	if n > 0 && live {
+		s.NotifyToolsListChanged()
+	}
+}
+
+// Tools returns the registered tools sorted by name (what tools/list shows).
+func (s *Server) Tools() []Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Tool, 0, len(s.tools))
+	for _, rt := range s.tools {
+		out = append(out, rt.tool)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (s *Server) tool(name string) *registeredTool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.tools[name]
+}
+
+type listToolsResult struct {
+	resultBase
+	Tools      []Tool `json:"tools"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+func (s *Server) listTools(_ context.Context, req *Request) (any, error) {
+	cursor, err := cursorParam(req)
+	if err != nil {
+		return nil, err
+	}
+	tools := s.Tools()
+	if !req.Modern() {
+		// Legacy revisions require an object output schema: leave others out.
+		for i := range tools {
+			if len(tools[i].OutputSchema) > 0 && !schemaRootIsObject(tools[i].OutputSchema) {
+				tools[i].OutputSchema = nil
+			}
+		}
+	}
+	page, next, err := paginate(tools, cursor, s.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &listToolsResult{Tools: page, NextCursor: next}, nil
+}
+
+// callParams are the params of tools/call, resources/read and prompts/get, including
+// the multi-round-trip fields.
+type callParams struct {
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   string                     `json:"requestState"`
+}
+
+func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
+	var p callParams
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return nil, InvalidParams("invalid tools/call params: %s", describeJSONError(err))
+	}
+	if p.Name == "" {
+		return nil, InvalidParams(`tools/call needs "name": one of the names tools/list returns`)
+	}
+	req.Name = p.Name
+	rt := s.tool(p.Name)
+	if rt == nil {
+		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if args[0] != '{' {
+		return nil, InvalidParams(`tools/call "arguments" must be an object`)
+	}
+	if err := s.resume(req, p, args); err != nil {
+		return nil, err
+	}
+	if msg := validateArgs(rt.validate, args); msg != "" {
+		return ToolError(fmt.Sprintf("invalid arguments for tool %s: %s", p.Name, msg)), nil
+	}
+	res, err := rt.handler(ctx, req, args)
+	if err != nil {
+		var rpcErr *Error
+		if errors.As(err, &rpcErr) || errors.Is(err, ErrInputRequired) || ctx.Err() != nil {
+			return nil, err
+		}
+		return ToolError(err.Error()), nil
+	}
+	if res == nil {
+		res = &CallToolResult{}
+	}
+	if res.Content == nil {
+		res.Content = []Content{}
+	}
+	if !req.Modern() && res.StructuredContent != nil && !rt.objectOut {
+		out := *res
+		out.StructuredContent = nil
+		res = &out
+	}
+	return res, nil
+}
+
+// ToolHeaders returns the x-mcp-header mapping of a tool (argument name to header
+// name suffix), for the HTTP transport's header validation.
+func (s *Server) toolHeaders(name string) map[string]string {
+	if rt := s.tool(name); rt != nil {
+		return rt.headers
+	}
+	return nil
+}
+
+// xMCPHeaders finds top-level properties marked with x-mcp-header.
+func xMCPHeaders(schema json.RawMessage) map[string]string {
+	var sc struct {
+		Properties map[string]struct {
+			Header string `json:"x-mcp-header"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &sc) != nil {
+		return nil
+	}
+	var out map[string]string
+	for name, p := range sc.Properties {
+		if p.Header != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = p.Header
+		}
+	}
+	return out
+}
+
+func schemaRootIsObject(schema json.RawMessage) bool {
+	var sc struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(schema, &sc) != nil {
+		return false
+	}
+	return sc.Type == "object"
+}
+
+// validateArgs checks arguments against a compiled schema and returns a message that
+// names every bad field, or "" when they are valid.
+func validateArgs(sch *jsonschema.Schema, args json.RawMessage) string {
+	if sch == nil {
+		return ""
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
+	if err != nil {
+		return "arguments are not valid JSON"
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return ""
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var msgs []string
+	collectLeaves(ve, &msgs)
+	slices.Sort(msgs)
+	msgs = slices.Compact(msgs)
+	return strings.Join(msgs, "; ")
+}
+
+func collectLeaves(ve *jsonschema.ValidationError, out *[]string) {
+	if len(ve.Causes) == 0 {
+		loc := "/" + strings.Join(ve.InstanceLocation, "/")
+		what := ve.ErrorKind.LocalizedString(printer)
+		if loc == "/" {
+			*out = append(*out, what)
+		} else {
+			*out = append(*out, fmt.Sprintf("%s: %s", fieldName(ve.InstanceLocation), what))
+		}
+		return
+	}
+	for _, c := range ve.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+// fieldName renders a JSON pointer as a field path a model reads easily: a.b[2].c.
+func fieldName(loc []string) string {
+	var b strings.Builder
+	for i, p := range loc {
+		if p != "" && strings.Trim(p, "0123456789") == "" && i > 0 {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return fmt.Sprintf("field %q", b.String())
+}
