@@ -85,7 +85,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	}
 	spec, known := methodTable[m.Method]
 	switch {
-	case meta.hasModernMeta() && m.Method != "initialize":
+	case meta.hasModernMeta():
 		if _, ok := meta.Raw[metaClientCapabilities]; !ok {
 			return req, spec, InvalidParams("missing required _meta field %q (an object, {} when the client has none)", metaClientCapabilities)
 		}

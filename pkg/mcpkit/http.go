@@ -85,7 +85,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
-	if !h.hostAllowed(r.Host) {
+	if !h.hostAllowed(r) {
 		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
 		return
 	}
@@ -129,13 +129,23 @@ func (h *httpHandler) originAllowed(r *http.Request) bool {
 	return isLoopbackHost(u.Hostname())
 }
 
-func (h *httpHandler) hostAllowed(host string) bool {
-	if len(h.opts.AllowedHosts) == 0 {
-		return true
-	}
+// hostAllowed checks the Host header: against AllowedHosts when set; otherwise a
+// request that arrived on a loopback address must name a loopback host, which is what
+// defeats DNS rebinding (a page on evil.example that resolves to 127.0.0.1 still sends
+// Host: evil.example).
+func (h *httpHandler) hostAllowed(r *http.Request) bool {
+	host := r.Host
 	name := host
 	if hn, _, err := net.SplitHostPort(host); err == nil {
 		name = hn
+	}
+	if len(h.opts.AllowedHosts) == 0 {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			if tcp, ok := la.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+				return isLoopbackHost(name)
+			}
+		}
+		return true
 	}
 	for _, a := range h.opts.AllowedHosts {
 		if strings.EqualFold(a, host) || strings.EqualFold(a, name) {
@@ -251,6 +261,10 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 	}
 	st := newHTTPStream(w, h.opts.KeepAlive)
 	in := incoming{msg: m, sess: sess, out: st, subject: subject, scopes: scopes}
+	if perr := versionHeaderMismatch(r, m); perr != nil {
+		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
+		return
+	}
 	req, spec, perr := h.s.prepare(in)
 	if perr == nil && req.Modern() {
 		perr = h.checkHeaders(r, m, req)
@@ -282,6 +296,32 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 	}
 	resp, code := h.s.execute(ctx, req, spec)
 	st.finish(resp, statusFor(code, false))
+}
+
+// versionHeaderMismatch compares MCP-Protocol-Version with the version a modern body
+// claims. It runs before the version itself is judged, so a header that disagrees
+// with the body is a header problem (-32020) even when the body's version is unknown.
+func versionHeaderMismatch(r *http.Request, m *message) *Error {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return nil
+	}
+	raw, ok := p.Meta[metaProtocolVersion]
+	if !ok {
+		return nil
+	}
+	var v string
+	_ = json.Unmarshal(raw, &v)
+	pv := r.Header.Get(hdrProtocolVersion)
+	if pv == "" {
+		return Errorf(CodeHeaderMismatch, "missing required header %s (expected %q)", hdrProtocolVersion, v)
+	}
+	if pv != v {
+		return Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match _meta protocol version %q", hdrProtocolVersion, pv, v)
+	}
+	return nil
 }
 
 // checkHeaders validates the 2026-07-28 request headers against the body.
@@ -392,7 +432,7 @@ func headerValue(r *http.Request, name string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
-		dec, err := decodeBase64Any(v[len("=?base64?") : len(v)-2])
+		dec, err := decodeBase64Strict(v[len("=?base64?") : len(v)-2])
 		if err != nil {
 			return "", false
 		}
@@ -594,10 +634,8 @@ func (h *httpStream) finish(resp []byte, status int) {
 	_, _ = h.w.Write(resp)
 }
 
-// decodeBase64Any accepts standard base64 with or without padding.
-func decodeBase64Any(s string) ([]byte, error) {
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return b, nil
-	}
-	return base64.RawStdEncoding.DecodeString(s)
+// decodeBase64Strict accepts only padded standard base64, as the spec's sentinel
+// form requires: a value that is not exactly that is refused, not guessed at.
+func decodeBase64Strict(s string) ([]byte, error) {
+	return base64.StdEncoding.Strict().DecodeString(s)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // JSON-RPC 2.0 and MCP error codes (PROTOCOL.md §2.3).
@@ -129,6 +130,9 @@ func decodeMessage(data []byte) (*message, *Error) {
 	}
 	var m message
 	if err := json.Unmarshal(data, &m); err != nil {
+		if strings.Contains(err.Error(), "exceeded max depth") {
+			return nil, Errorf(CodeParseError, "parse error: JSON nested deeper than 10000 levels")
+		}
 		if !json.Valid(data) {
 			return nil, Errorf(CodeParseError, "parse error: message is not valid JSON")
 		}

@@ -3,7 +3,6 @@ package mcpkit
 import (
 	"context"
 	"encoding/json"
-	"sort"
 )
 
 // Prompt describes a prompt template a user can pick.
@@ -36,6 +35,7 @@ type registeredPrompt struct {
 func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 	s.mu.Lock()
 	s.prompts[p.Name] = &registeredPrompt{prompt: *p, handler: h}
+	s.promptOrder = appendName(s.promptOrder, p.Name)
 	live := s.live
 	s.mu.Unlock()
 	if live {
@@ -48,6 +48,7 @@ func (s *Server) RemovePrompts(names ...string) {
 	s.mu.Lock()
 	for _, n := range names {
 		delete(s.prompts, n)
+		s.promptOrder = dropName(s.promptOrder, n)
 	}
 	live := s.live
 	s.mu.Unlock()
@@ -68,12 +69,11 @@ func (s *Server) listPrompts(_ context.Context, req *Request) (any, error) {
 		return nil, err
 	}
 	s.mu.RLock()
-	all := make([]Prompt, 0, len(s.prompts))
-	for _, p := range s.prompts {
-		all = append(all, p.prompt)
+	all := make([]Prompt, 0, len(s.promptOrder))
+	for _, name := range s.promptOrder {
+		all = append(all, s.prompts[name].prompt)
 	}
 	s.mu.RUnlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	page, next, err := paginate(all, cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err

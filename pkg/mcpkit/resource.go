@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -63,6 +62,21 @@ func ResourceNotFound(uri string) *Error {
 func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 	s.mu.Lock()
 	s.resources[r.URI] = &registeredResource{res: *r, handler: h}
+	s.resourceOrder = appendName(s.resourceOrder, r.URI)
+	live := s.live
+	s.mu.Unlock()
+	if live {
+		s.NotifyResourcesListChanged()
+	}
+}
+
+// RemoveResources unregisters resources by URI and notifies listening clients.
+func (s *Server) RemoveResources(uris ...string) {
+	s.mu.Lock()
+	for _, u := range uris {
+		delete(s.resources, u)
+		s.resourceOrder = dropName(s.resourceOrder, u)
+	}
 	live := s.live
 	s.mu.Unlock()
 	if live {
@@ -133,13 +147,12 @@ func (s *Server) listResources(ctx context.Context, req *Request) (any, error) {
 		return nil, err
 	}
 	s.mu.RLock()
-	static := make([]Resource, 0, len(s.resources))
-	for _, r := range s.resources {
-		static = append(static, r.res)
+	static := make([]Resource, 0, len(s.resourceOrder))
+	for _, uri := range s.resourceOrder {
+		static = append(static, s.resources[uri].res)
 	}
 	lister := s.resourceLister
 	s.mu.RUnlock()
-	sort.Slice(static, func(i, j int) bool { return static[i].URI < static[j].URI })
 
 	const listerPrefix = "L:"
 	if strings.HasPrefix(cursor, listerPrefix) && lister != nil {

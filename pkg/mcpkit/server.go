@@ -45,16 +45,19 @@ type Server struct {
 	opts   ServerOptions
 	logger *slog.Logger
 
-	mu             sync.RWMutex
-	tools          map[string]*registeredTool
-	resources      map[string]*registeredResource
-	templates      []*registeredTemplate
-	prompts        map[string]*registeredPrompt
-	resourceLister ResourceLister
-	completer      CompletionHandler
-	logging        bool
-	handler        MethodHandler // the dispatch chain with middleware applied
-	mws            []Middleware
+	mu        sync.RWMutex
+	tools     map[string]*registeredTool
+	resources map[string]*registeredResource
+	templates []*registeredTemplate
+	prompts   map[string]*registeredPrompt
+	// Lists are served in registration order: deterministic on every instance, and
+	// the server author decides what a model reads first.
+	toolOrder, resourceOrder, promptOrder []string
+	resourceLister                        ResourceLister
+	completer                             CompletionHandler
+	logging                               bool
+	handler                               MethodHandler // the dispatch chain with middleware applied
+	mws                                   []Middleware
 
 	hub      *hub
 	stateKey []byte
@@ -177,4 +180,17 @@ func (s *Server) isLive() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.live
+}
+
+// appendName adds name to an order list unless it is there.
+func appendName(order []string, name string) []string {
+	if slices.Contains(order, name) {
+		return order
+	}
+	return append(order, name)
+}
+
+// dropName removes name from an order list.
+func dropName(order []string, name string) []string {
+	return slices.DeleteFunc(order, func(n string) bool { return n == name })
 }

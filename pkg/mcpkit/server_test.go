@@ -13,8 +13,8 @@ import (
 )
 
 type addIn struct {
-	A int    `json:"a" jsonschema:"description=first addend"`
-	B int    `json:"b" jsonschema:"description=second addend"`
+	A    int    `json:"a" jsonschema:"description=first addend"`
+	B    int    `json:"b" jsonschema:"description=second addend"`
 	Note string `json:"note,omitempty"`
 }
 
@@ -81,7 +81,7 @@ func TestMRTRElicitation(t *testing.T) {
 	}
 	res := c.Call("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{},
 		"inputResponses": map[string]any{"ok": map[string]any{"action": "accept", "content": map[string]any{"yes": true}}},
-		"requestState": first.RequestState})
+		"requestState":   first.RequestState})
 	var tr mcpkittest.ToolResult
 	_ = json.Unmarshal(res, &tr)
 	if string(tr.StructuredContent) != `{"sum":1}` {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -123,6 +122,7 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
 	s.mu.Lock()
 	s.tools[tool.Name] = rt
+	s.toolOrder = appendName(s.toolOrder, tool.Name)
 	live := s.live
 	s.mu.Unlock()
 	if live {
@@ -137,6 +137,7 @@ func (s *Server) RemoveTools(names ...string) {
 	for _, name := range names {
 		if _, ok := s.tools[name]; ok {
 			delete(s.tools, name)
+			s.toolOrder = dropName(s.toolOrder, name)
 			n++
 		}
 	}
@@ -147,15 +148,14 @@ func (s *Server) RemoveTools(names ...string) {
 	}
 }
 
-// Tools returns the registered tools sorted by name (what tools/list shows).
+// Tools returns the registered tools in registration order (what tools/list shows).
 func (s *Server) Tools() []Tool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Tool, 0, len(s.tools))
-	for _, rt := range s.tools {
-		out = append(out, rt.tool)
+	out := make([]Tool, 0, len(s.toolOrder))
+	for _, name := range s.toolOrder {
+		out = append(out, s.tools[name].tool)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

