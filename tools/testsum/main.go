@@ -57,7 +57,7 @@ func run(timeout string, race bool, modules []string, out io.Writer) int {
 			return 2
 		}
 		outputs := map[string][]string{} // test key -> output lines
-		pkgFailed := map[string]int{}      // package -> failed tests
+		pkgFailed := map[string]int{}    // package -> failed tests
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
