@@ -154,6 +154,10 @@ func (c *Client) Meta() map[string]any {
 	}
 }
 
+// WithMeta returns params with the per-request _meta added (2026-07-28 only), for
+// requests sent with Send.
+func (c *Client) WithMeta(params any) map[string]any { return c.withMeta(params) }
+
 // withMeta adds the per-request _meta to params for modern revisions.
 func (c *Client) withMeta(params any) map[string]any {
 	p := map[string]any{}

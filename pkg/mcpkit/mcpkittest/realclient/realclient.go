@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,24 +91,34 @@ func NpmBin(t testing.TB, name string) (bin string, env []string) {
 func GoSDK(t testing.TB, target Target, revision string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpkit-realclient", Version: "1.0.0"}, nil)
+	return GoSDKConnect(t, client, target, revision)
+}
+
+// GoSDKConnect connects a Go SDK client the caller built (with elicitation, sampling
+// or progress handlers in its mcp.ClientOptions, or roots added) to the target at the
+// given revision, and checks that the revision was negotiated. A stdio server's
+// stderr is shown when connecting fails. The session closes when the test ends.
+func GoSDKConnect(t testing.TB, client *mcp.Client, target Target, revision string) *mcp.ClientSession {
+	t.Helper()
 	var transport mcp.Transport
+	stderr := &limitedBuffer{max: 64 << 10}
 	if target.URL != "" {
 		transport = &mcp.StreamableClientTransport{Endpoint: target.URL, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd := exec.Command(target.Command[0], target.Command[1:]...)
 		cmd.Env = append(os.Environ(), target.Env...)
-		cmd.Stderr = &limitedBuffer{max: 64 << 10}
+		cmd.Stderr = stderr
 		transport = &mcp.CommandTransport{Command: cmd}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
-		t.Fatalf("Go SDK client: connecting to %s at %s: %v", target, revision, err)
+		t.Fatalf("Go SDK client: connecting to %s at %s: %v\nserver stderr: %s", target, revision, err, stderr.String())
 	}
 	t.Cleanup(func() { _ = session.Close() })
 	if got := session.InitializeResult().ProtocolVersion; got != revision {
-		t.Fatalf("Go SDK client: negotiated %q, want %q", got, revision)
+		t.Fatalf("Go SDK client: connecting to %s: negotiated %q, want %q", target, got, revision)
 	}
 	return session
 }
@@ -159,9 +170,9 @@ func TypeScript(t testing.TB, target Target, negotiation string, call TSCall) *T
 		args = append(args, "--url", target.URL)
 	} else {
 		args = append(args, "--cmd")
-		args = append(args, target.Command...)
+		args = append(args, target.argv(t)...)
 	}
-	out := runTool(t, node, args, append(env, target.Env...), 60*time.Second)
+	out := runTool(t, node, args, env, 60*time.Second)
 	var res TSResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("TypeScript client printed %q: %v", out, err)
@@ -171,8 +182,26 @@ func TypeScript(t testing.TB, target Target, negotiation string, call TSCall) *T
 
 // Inspector runs the Inspector CLI (2.12.0) once: era is "modern" or "legacy",
 // extra are its flags after the target (e.g. --method tools/call --tool-name x).
-// It returns the JSON it printed.
+// It returns the JSON it printed and fails the test when the CLI exits non-zero.
 func Inspector(t testing.TB, target Target, era string, extra ...string) json.RawMessage {
+	t.Helper()
+	out, code, stderr := inspector(t, target, era, extra)
+	if code != 0 {
+		t.Fatalf("Inspector CLI (%s, %s) %s: exit status %d\nstdout: %s\nstderr: %s", era, target, strings.Join(extra, " "), code, tailOf(string(out), 4000), stderr)
+	}
+	return out
+}
+
+// InspectorStatus runs the Inspector CLI like Inspector but returns its exit status
+// instead of failing on a non-zero one: 5 means the tool answered isError (its result
+// is still on stdout) or does not exist, 1 a failed negotiation, 4 an unreachable
+// server. stderr carries the CLI's {"error":…} envelope.
+func InspectorStatus(t testing.TB, target Target, era string, extra ...string) (stdout json.RawMessage, status int, stderr string) {
+	t.Helper()
+	return inspector(t, target, era, extra)
+}
+
+func inspector(t testing.TB, target Target, era string, extra []string) (json.RawMessage, int, string) {
 	t.Helper()
 	bin, env := NpmBin(t, "mcp-inspector")
 	home := t.TempDir()
@@ -181,14 +210,45 @@ func Inspector(t testing.TB, target Target, era string, extra ...string) json.Ra
 	if target.URL != "" {
 		args = append(args, target.URL, "--transport", "http")
 	} else {
-		args = append(args, target.Command...)
+		args = append(args, target.argv(t)...)
 	}
 	args = append(args, extra...)
-	out := runTool(t, bin, args, append(env, target.Env...), 60*time.Second)
-	return json.RawMessage(out)
+	out, code, stderr := runToolStatus(t, bin, args, env, 60*time.Second)
+	return json.RawMessage(out), code, stderr
+}
+
+// argv is the command line that starts a stdio target with its Env applied. Node
+// clients pass a spawned server only a short list of variables (PATH, HOME, …), so
+// Env is applied through env(1) rather than inherited.
+func (t Target) argv(tb testing.TB) []string {
+	tb.Helper()
+	if len(t.Command) == 0 {
+		tb.Fatal("realclient: the target has neither a URL nor a Command")
+	}
+	if len(t.Env) == 0 {
+		return t.Command
+	}
+	envBin, err := exec.LookPath("env")
+	if err != nil {
+		tb.Fatalf("realclient: env(1) is needed to pass Target.Env to a Node client's server: %v", err)
+	}
+	argv := append([]string{envBin}, t.Env...)
+	return append(argv, t.Command...)
 }
 
 func runTool(t testing.TB, bin string, args, env []string, timeout time.Duration) []byte {
+	t.Helper()
+	out, code, stderr := runToolStatus(t, bin, args, env, timeout)
+	if code != 0 {
+		t.Fatalf("%s %s: exit status %d\nstdout: %s\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), code, tailOf(string(out), 4000), stderr)
+	}
+	return out
+}
+
+// runToolStatus runs a client process to completion and returns its trimmed stdout,
+// exit status and the tail of its stderr. Failing to start or overrunning timeout
+// fails the test: neither is an answer from the server.
+func runToolStatus(t testing.TB, bin string, args, env []string, timeout time.Duration) ([]byte, int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -197,10 +257,15 @@ func runTool(t testing.TB, bin string, args, env []string, timeout time.Duration
 	var stdout bytes.Buffer
 	stderr := &limitedBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), err, tailOf(stdout.String(), 4000), stderr.String())
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("%s %s: no answer within %v\nstdout: %s\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), timeout, tailOf(stdout.String(), 4000), stderr.String())
+	case err != nil && !errors.As(err, &exit):
+		t.Fatalf("%s %s: %v", filepath.Base(bin), strings.Join(args, " "), err)
 	}
-	return bytes.TrimSpace(stdout.Bytes())
+	return bytes.TrimSpace(stdout.Bytes()), cmd.ProcessState.ExitCode(), stderr.String()
 }
 
 func tailOf(s string, n int) string {
