@@ -234,6 +234,8 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 			switch m.Method {
 			case "notifications/initialized":
 				h.s.initialized(hs.session)
+			case "notifications/roots/list_changed":
+				hs.rootsChanged()
 			case "notifications/cancelled":
 				var p struct {
 					RequestID json.RawMessage `json:"requestId"`

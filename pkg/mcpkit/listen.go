@@ -163,18 +163,18 @@ func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
 		return params
 	}
 	var writeMu sync.Mutex
-	write := func(msg []byte) {
+	l := &listener{filter: agreed, deliver: func(method string, params map[string]any) {
 		writeMu.Lock()
 		defer writeMu.Unlock()
-		_ = req.out.write(msg)
-	}
-	l := &listener{filter: agreed, deliver: func(method string, params map[string]any) {
-		write(encodeNotification(method, withID(params)))
+		_ = req.out.write(encodeNotification(method, withID(params)))
 	}}
-	// Acknowledge before registering so that nothing can precede the acknowledgement.
-	write(encodeNotification("notifications/subscriptions/acknowledged",
-		withID(map[string]any{"notifications": agreed})))
+	// Register and acknowledge under the write lock: a change published meanwhile is
+	// delivered, but only after the acknowledgement, which must come first.
+	writeMu.Lock()
 	s.hub.add(l)
+	_ = req.out.write(encodeNotification("notifications/subscriptions/acknowledged",
+		withID(map[string]any{"notifications": agreed})))
+	writeMu.Unlock()
 	defer s.hub.remove(l)
 	select {
 	case <-ctx.Done():

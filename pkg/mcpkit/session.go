@@ -26,6 +26,8 @@ type session struct {
 	// on stdio, the GET stream on HTTP (nil while none is open).
 	unsolicited stream
 	listener    *listener
+	// roots caches the client's answer to roots/list until it says the list changed.
+	roots json.RawMessage
 
 	nextID atomic.Int64
 }
@@ -106,3 +108,19 @@ func (s *session) deliver(m *message) bool {
 	}
 	return ok
 }
+
+// cachedRoots returns the roots the client last reported, if still valid.
+func (s *session) cachedRoots() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.roots
+}
+
+func (s *session) setRoots(raw json.RawMessage) {
+	s.mu.Lock()
+	s.roots = raw
+	s.mu.Unlock()
+}
+
+// rootsChanged drops the cached roots (notifications/roots/list_changed).
+func (s *session) rootsChanged() { s.setRoots(nil) }

@@ -122,6 +122,8 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				}
 			case "notifications/initialized":
 				s.initialized(sess)
+			case "notifications/roots/list_changed":
+				sess.rootsChanged()
 			}
 		default:
 			key := m.ID.String()

@@ -1,0 +1,22 @@
+// Package github is the backend of mcp-server-github: GitHub and GitHub Enterprise
+// Server through github.com/google/go-github, shaped for a model.
+//
+// What it adds to go-github, and why:
+//
+//   - ParseHost: github.com, GHE.com tenants and Enterprise hosts (https://HOST/api/v3/);
+//     plain http only for loopback, so a token never crosses a network in clear text.
+//   - AllowList (--repos owner/name,owner/*): checked by every operation before any
+//     request is sent; search results outside it are dropped and counted.
+//   - Lockdown: on public repositories, text by users without push access is replaced
+//     by a notice, because public issues are where prompt injection comes from.
+//   - HTTPCache: conditional requests (ETag / Last-Modified), so repeated reads are
+//     answered by 304s that do not spend rate limit; bounded, per-token entries.
+//   - Rate limits: short waits are retried, long ones reported with the reset time and
+//     not retried until then.
+//   - Bounded, sanitized results: every text field passes through mcpkit.CleanText,
+//     files, diffs and logs are windows with a hint naming the next window, lists are
+//     pages with an explicit next page, and anything cut is marked truncated.
+//
+// The MCP wiring (tools, resources, prompts, main) lives beside this in server.go and
+// cmd/; the Describe… functions render what a write will do for its confirmation.
+package github
