@@ -150,3 +150,16 @@ type InputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params,omitempty"`
 }
+
+// MarshalJSON always writes params, as {} when there are none: clients decode it
+// unconditionally (roots/list has no parameters of its own).
+func (r InputRequest) MarshalJSON() ([]byte, error) {
+	params := r.Params
+	if params == nil {
+		params = struct{}{}
+	}
+	return json.Marshal(struct {
+		Method string `json:"method"`
+		Params any    `json:"params"`
+	}{r.Method, params})
+}

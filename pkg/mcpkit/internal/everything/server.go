@@ -120,7 +120,9 @@ func addInteractionTools(s *mcpkit.Server) {
 				req.Progress(p, 100, fmt.Sprintf("Completed step %.0f of %.0f", p, 100.0))
 				sleep(ctx, 50*time.Millisecond)
 			}
-			return text(fmt.Sprintf("%s", req.Meta.ProgressToken)), nil
+			var token any
+			_ = json.Unmarshal(req.Meta.ProgressToken, &token)
+			return text(fmt.Sprint(token)), nil
 		})
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "test_sampling", Description: "Asks the client's model to answer a prompt."},
 		func(ctx context.Context, req *mcpkit.Request, in samplingIn) (*mcpkit.CallToolResult, error) {
