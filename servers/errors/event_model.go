@@ -1,0 +1,137 @@
+package errorserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// eventData is the one internal shape of an event. The Sentry backend maps API
+// responses into it, the local store normalises SDK payloads into it (and stores it as
+// JSON, so its field names are a storage format: add fields, never rename), and view.go
+// turns it into the Event a tool returns. Nothing in it has been sanitised for display.
+type eventData struct {
+	ID              string             `json:"id"`
+	IssueID         string             `json:"issue,omitempty"`
+	Project         string             `json:"project,omitempty"`
+	Timestamp       time.Time          `json:"timestamp,omitzero"`
+	Level           string             `json:"level,omitempty"`
+	Platform        string             `json:"platform,omitempty"`
+	Logger          string             `json:"logger,omitempty"`
+	Title           string             `json:"title,omitempty"`
+	Culprit         string             `json:"culprit,omitempty"`
+	Message         string             `json:"message,omitempty"`
+	MessageTemplate string             `json:"messageTemplate,omitempty"`
+	Transaction     string             `json:"transaction,omitempty"`
+	Release         string             `json:"release,omitempty"`
+	Dist            string             `json:"dist,omitempty"`
+	Environment     string             `json:"environment,omitempty"`
+	ServerName      string             `json:"serverName,omitempty"`
+	Tags            []tagPair          `json:"tags,omitempty"`
+	Fingerprint     []string           `json:"fingerprint,omitempty"`
+	Exceptions      []exceptionData    `json:"exceptions,omitempty"` // protocol order: innermost cause first, outermost last
+	Stacktrace      []frameData        `json:"stacktrace,omitempty"` // a thread's stack on an event without exception
+	Breadcrumbs     []breadcrumbData   `json:"breadcrumbs,omitempty"`
+	Request         *requestData       `json:"request,omitempty"`
+	User            *userData          `json:"user,omitempty"`
+	Contexts        map[string]ctxData `json:"contexts,omitempty"`
+	Extra           map[string]any     `json:"extra,omitempty"`
+	SDK             string             `json:"sdk,omitempty"`
+}
+
+// ctxData is one context (os, runtime, device, trace...): flat scalar values.
+type ctxData map[string]any
+
+// tagPair is a key/value pair; JSON ["key","value"] like Sentry's own pair lists.
+type tagPair struct {
+	Key   string
+	Value string
+}
+
+func (p tagPair) MarshalJSON() ([]byte, error) { return json.Marshal([2]string{p.Key, p.Value}) }
+
+func (p *tagPair) UnmarshalJSON(b []byte) error {
+	var a [2]string
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("key/value pair: %w", err)
+	}
+	p.Key, p.Value = a[0], a[1]
+	return nil
+}
+
+type exceptionData struct {
+	Type      string      `json:"type,omitempty"`
+	Value     string      `json:"value,omitempty"`
+	Module    string      `json:"module,omitempty"`
+	Mechanism string      `json:"mechanism,omitempty"`
+	Handled   *bool       `json:"handled,omitempty"`
+	Frames    []frameData `json:"frames,omitempty"` // protocol order: outermost call first, crash site last
+}
+
+type frameData struct {
+	Function string         `json:"function,omitempty"`
+	Module   string         `json:"module,omitempty"`
+	Filename string         `json:"filename,omitempty"`
+	AbsPath  string         `json:"absPath,omitempty"`
+	Line     int            `json:"line,omitempty"`
+	Column   int            `json:"column,omitempty"`
+	InApp    bool           `json:"inApp,omitempty"`
+	Context  []contextLine  `json:"context,omitempty"`
+	Vars     map[string]any `json:"vars,omitempty"`
+}
+
+type contextLine struct {
+	Line int    `json:"l"`
+	Code string `json:"c"`
+}
+
+type breadcrumbData struct {
+	Timestamp time.Time      `json:"timestamp,omitzero"`
+	Type      string         `json:"type,omitempty"`
+	Category  string         `json:"category,omitempty"`
+	Level     string         `json:"level,omitempty"`
+	Message   string         `json:"message,omitempty"`
+	Data      map[string]any `json:"data,omitempty"`
+}
+
+type requestData struct {
+	Method  string    `json:"method,omitempty"`
+	URL     string    `json:"url,omitempty"`
+	Query   []tagPair `json:"query,omitempty"`
+	Headers []tagPair `json:"headers,omitempty"`
+	Data    any       `json:"data,omitempty"`
+}
+
+type userData struct {
+	ID       string `json:"id,omitempty"`
+	Username string `json:"username,omitempty"`
+	Email    string `json:"email,omitempty"`
+	IP       string `json:"ip,omitempty"`
+}
+
+// label is how a user is shown in a tag and a list: the first identifier there is.
+func (u *userData) label() string {
+	switch {
+	case u == nil:
+		return ""
+	case u.ID != "":
+		return "id:" + u.ID
+	case u.Email != "":
+		return "email:" + u.Email
+	case u.Username != "":
+		return "username:" + u.Username
+	case u.IP != "":
+		return "ip:" + u.IP
+	}
+	return ""
+}
+
+// tag returns the value of the first tag with key k.
+func (e *eventData) tag(k string) string {
+	for _, t := range e.Tags {
+		if t.Key == k {
+			return t.Value
+		}
+	}
+	return ""
+}

@@ -1,0 +1,202 @@
+package errorserver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// Grouping decides which issue an event belongs to, the way Sentry does in outline:
+//
+//  1. The SDK's fingerprint, when it sent one. An element "{{ default }}" stands for
+//     the default grouping below, so an SDK can refine it ("{{ default }}", "tenant-a").
+//  2. Otherwise, for an exception: each exception type of the chain plus its in-app
+//     frames (module and function, never line numbers, so an edit elsewhere in a file
+//     keeps the group). With no in-app frame anywhere, all frames; with no frame at all,
+//     type and value.
+//  3. Otherwise the message, by its template when the SDK sent one ("user %s not found"
+//     is one issue for all users).
+//  4. Otherwise the title.
+//
+// The issue id is a hash of the project and these parts, so it is the same after a
+// restart, a replay or retention dropping the issue's first events.
+
+// groupingParts returns the parts that identify the event's issue.
+func groupingParts(e *eventData) []string {
+	if len(e.Fingerprint) == 0 {
+		return defaultGrouping(e)
+	}
+	var parts []string
+	for _, f := range e.Fingerprint {
+		if isDefaultPlaceholder(f) {
+			parts = append(parts, defaultGrouping(e)...)
+		} else {
+			parts = append(parts, "custom:"+f)
+		}
+	}
+	return parts
+}
+
+func isDefaultPlaceholder(s string) bool {
+	s = strings.ReplaceAll(s, " ", "")
+	return s == "{{default}}"
+}
+
+func defaultGrouping(e *eventData) []string {
+	if len(e.Exceptions) > 0 {
+		anyInApp, anyFrame := false, false
+		for _, x := range e.Exceptions {
+			for _, f := range x.Frames {
+				anyFrame = true
+				anyInApp = anyInApp || f.InApp
+			}
+		}
+		var parts []string
+		for _, x := range e.Exceptions {
+			parts = append(parts, "type:"+x.Type)
+			if !anyFrame {
+				parts = append(parts, "value:"+x.Value)
+				continue
+			}
+			for _, f := range x.Frames {
+				if anyInApp && !f.InApp {
+					continue
+				}
+				parts = append(parts, "frame:"+frameKey(f))
+			}
+		}
+		return parts
+	}
+	if msg := firstNonEmpty(e.MessageTemplate, e.Message); msg != "" {
+		return []string{"message:" + msg}
+	}
+	if len(e.Stacktrace) > 0 {
+		var parts []string
+		for _, f := range e.Stacktrace {
+			if f.InApp {
+				parts = append(parts, "frame:"+frameKey(f))
+			}
+		}
+		if len(parts) > 0 {
+			return parts
+		}
+	}
+	return []string{"title:" + e.Title}
+}
+
+// frameKey identifies a frame without its line number.
+func frameKey(f frameData) string {
+	if f.Module == "" && f.Function == "" {
+		return "file:" + f.Filename
+	}
+	return f.Module + "." + f.Function
+}
+
+// issueIDFor hashes the project and grouping parts into a stable issue id.
+func issueIDFor(project string, parts []string) string {
+	h := sha256.New()
+	h.Write([]byte(project))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// shortIDFor makes a short human id: PROJECT-XXXXXX.
+func shortIDFor(project, issueID string) string {
+	return strings.ToUpper(project) + "-" + strings.ToUpper(issueID[:min(6, len(issueID))])
+}
+
+// deriveIssueFields fills the title, culprit and the tags Sentry derives from an
+// event's fields (so that level:error or environment:production match like tags).
+func deriveIssueFields(e *eventData) {
+	if e.Title == "" {
+		e.Title = eventTitle(e)
+	}
+	if e.Culprit == "" {
+		e.Culprit = eventCulprit(e)
+	}
+	add := func(k, v string) {
+		if v == "" || e.tag(k) != "" || len(e.Tags) >= ingestMaxTags+16 {
+			return
+		}
+		e.Tags = append(e.Tags, tagPair{Key: k, Value: capped(strings.ReplaceAll(v, "\n", " "), ingestMaxTagValue)})
+	}
+	add("level", e.Level)
+	add("environment", e.Environment)
+	add("release", e.Release)
+	add("server_name", e.ServerName)
+	add("transaction", e.Transaction)
+	add("user", e.User.label())
+	if n := len(e.Exceptions); n > 0 {
+		x := e.Exceptions[n-1]
+		add("mechanism", x.Mechanism)
+		if x.Handled != nil {
+			add("handled", map[bool]string{true: "yes", false: "no"}[*x.Handled])
+		}
+	}
+	for _, c := range []string{"os", "runtime", "browser"} {
+		ctx := e.Contexts[c]
+		name, _ := ctx["name"].(string)
+		version, _ := ctx["version"].(string)
+		add(c+".name", name)
+		add(c, strings.TrimSpace(name+" "+version))
+	}
+	if e.Request != nil {
+		add("url", e.Request.URL)
+	}
+	sortPairs(e.Tags)
+}
+
+func eventTitle(e *eventData) string {
+	if n := len(e.Exceptions); n > 0 {
+		x := e.Exceptions[n-1]
+		v := firstLine(x.Value)
+		switch {
+		case x.Type != "" && v != "":
+			return capped(x.Type+": "+v, 256)
+		case x.Type != "":
+			return capped(x.Type, 256)
+		case v != "":
+			return capped(v, 256)
+		}
+	}
+	if m := firstLine(e.Message); m != "" {
+		return capped(m, 256)
+	}
+	if e.Transaction != "" {
+		return capped(e.Transaction, 256)
+	}
+	return "<unlabeled event>"
+}
+
+// eventCulprit names where it happened: the transaction, else the innermost in-app
+// frame of the reported exception.
+func eventCulprit(e *eventData) string {
+	if e.Transaction != "" {
+		return capped(e.Transaction, 256)
+	}
+	frames := e.Stacktrace
+	if n := len(e.Exceptions); n > 0 {
+		frames = e.Exceptions[n-1].Frames
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		if f := frames[i]; f.InApp {
+			if f.Module != "" {
+				return capped(fmt.Sprintf("%s in %s", f.Module, f.Function), 256)
+			}
+			return capped(fmt.Sprintf("%s in %s", f.Filename, f.Function), 256)
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}

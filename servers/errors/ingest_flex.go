@@ -1,0 +1,158 @@
+package errorserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The Sentry event protocol has grown over a decade of SDKs: the same field arrives as
+// a string from one SDK and a number, an object or a list of pairs from another. These
+// lenient types accept every shape seen in the protocol documentation instead of
+// rejecting a whole event for one oddly typed field.
+
+// flexString accepts a string, number, boolean or null; an object or array becomes its
+// compact JSON text.
+type flexString string
+
+func (s *flexString) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*s = ""
+	case b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = flexString(v)
+	case b[0] == '{' || b[0] == '[':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		*s = flexString(buf.String())
+	default:
+		*s = flexString(b)
+	}
+	return nil
+}
+
+// flexInt accepts a number or a numeric string; anything else is 0.
+type flexInt int
+
+func (n *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && math.Abs(f) < 1<<31 {
+		*n = flexInt(f)
+	} else {
+		*n = 0
+	}
+	return nil
+}
+
+// flexBool accepts true/false, 1/0 and their string forms; nil when absent or unknown.
+type flexBool struct{ v *bool }
+
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	switch strings.Trim(strings.ToLower(string(bytes.TrimSpace(b))), `"`) {
+	case "true", "1", "yes":
+		t := true
+		f.v = &t
+	case "false", "0", "no":
+		t := false
+		f.v = &t
+	default:
+		f.v = nil
+	}
+	return nil
+}
+
+// flexTime accepts RFC 3339 (with or without zone) or Unix seconds as a number or string.
+type flexTime struct{ t time.Time }
+
+func (f *flexTime) UnmarshalJSON(b []byte) error {
+	f.t = time.Time{}
+	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
+	if s == "" || s == "null" {
+		return nil
+	}
+	if sec, err := strconv.ParseFloat(s, 64); err == nil {
+		if sec > 0 && sec < 1e11 {
+			whole, frac := math.Modf(sec)
+			f.t = time.Unix(int64(whole), int64(frac*1e9)).UTC()
+		}
+		return nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			f.t = t.UTC()
+			return nil
+		}
+	}
+	return nil
+}
+
+// flexPairs accepts an object of string-ish values or a list of [key, value] pairs and
+// keeps the order of a list (objects come out sorted by key).
+type flexPairs []tagPair
+
+func (p *flexPairs) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*p = nil
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	if b[0] == '[' {
+		var list []json.RawMessage
+		if err := json.Unmarshal(b, &list); err != nil {
+			return err
+		}
+		for _, raw := range list {
+			var pair []flexString
+			if json.Unmarshal(raw, &pair) == nil && len(pair) == 2 {
+				*p = append(*p, tagPair{Key: string(pair[0]), Value: string(pair[1])})
+			}
+		}
+		return nil
+	}
+	var m map[string]flexString
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		*p = append(*p, tagPair{Key: k, Value: string(v)})
+	}
+	sortPairs(*p)
+	return nil
+}
+
+// flexValues accepts Sentry's two list encodings: {"values": [...]} and a bare [...].
+type flexValues[T any] []T
+
+func (v *flexValues[T]) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*v = nil
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	if b[0] == '[' {
+		var list []T
+		if err := json.Unmarshal(b, &list); err != nil {
+			return err
+		}
+		*v = list
+		return nil
+	}
+	var wrapped struct {
+		Values []T `json:"values"`
+	}
+	if err := json.Unmarshal(b, &wrapped); err != nil {
+		return err
+	}
+	*v = wrapped.Values
+	return nil
+}

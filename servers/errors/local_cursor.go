@@ -1,0 +1,50 @@
+package errorserver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+)
+
+// localCursor is the local store's opaque page cursor. It is bound to the request it
+// came from (Scope), so reusing it with other arguments is an error rather than a page
+// of something else.
+type localCursor struct {
+	Scope  uint32 `json:"s"`
+	Offset int    `json:"o,omitempty"`
+	// For event lists: the log position of the last event shown (keyset paging, so
+	// new events arriving between calls neither repeat nor skip rows).
+	Segment uint64 `json:"g,omitempty"`
+	At      int64  `json:"a,omitempty"`
+}
+
+// cursorScope hashes the arguments a cursor must be used with.
+func cursorScope(parts ...string) uint32 {
+	h := fnv.New32a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum32()
+}
+
+func encodeCursor(c localCursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, scope uint32) (localCursor, error) {
+	var c localCursor
+	if s == "" {
+		return localCursor{Scope: scope}, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) > 256 || json.Unmarshal(b, &c) != nil || c.Offset < 0 {
+		return c, fmt.Errorf("%w: cursor %q is not a cursor this server returned: pass nextCursor from the previous page unchanged, or leave it out for the first page", ErrInvalidInput, truncateForError(s))
+	}
+	if c.Scope != scope {
+		return c, fmt.Errorf("%w: cursor belongs to a different request: repeat the previous page's other arguments unchanged with it, or leave it out to start over", ErrInvalidInput)
+	}
+	return c, nil
+}

@@ -1,0 +1,365 @@
+package errorserver
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The local store answers this subset of Sentry's issue search syntax. Terms are
+// separated by spaces and all must hold (AND); OR and parentheses are refused.
+//
+//	word  "a phrase"            free text: case-insensitive substring of the title,
+//	                            culprit, exception type and value, or message; an
+//	                            issue id or short id matches its issue
+//	key:value  key:"a b"        the issue has an event whose tag key has that value
+//	key:[a,b]                   ... one of these values
+//	key:*part*                  * matches any run of characters
+//	!key:value                  negation (also !has:key, !is:...)
+//	has:key                     the issue has events with tag key
+//	is:unresolved is:unassigned every local issue (the local store has no workflow)
+//	is:resolved is:ignored ...  no local issue
+//	level: environment: release: server_name: transaction: url: handled: mechanism:
+//	os.name: runtime.name: browser.name: user: and any SDK tag   tags
+//	user.id: user.email: user.username: user.ip:                 the user tag
+//	error.type: error.value:    the issue's exception type and value
+//	error.handled:true|false  error.unhandled:true|false
+//	message: title:             free text
+//	project:ID                  the project id from the DSN
+//	times_seen:>10 (also <, >=, <=, =)                      stored events
+//	age:-24h  firstSeen:-24h    first seen within the last 24h (+24h: longer ago)
+//	lastSeen:-1h                last seen within the last hour (+1h: longer ago)
+//
+// Tag filters look at all of an issue's stored events, not only those in the time
+// window; the window itself (statsPeriod or start/end) selects issues with at least one
+// event in it and is what count reports.
+
+type termKind int
+
+const (
+	termText termKind = iota
+	termTag
+	termField
+	termHas
+	termConst
+	termProject
+	termCount
+	termTime
+)
+
+type queryTerm struct {
+	neg      bool
+	kind     termKind
+	key      string
+	patterns []*regexp.Regexp // termTag, termField, termProject: any may match
+	exact    []string         // termTag without wildcards: looked up, not scanned
+	text     string           // termText: lower-cased
+	constant bool             // termConst
+	op       string           // termCount, termTime
+	num      int64
+	when     time.Time
+}
+
+// isValues maps is: values to whether a local issue has that status.
+var isValues = map[string]bool{
+	"unresolved": true, "unassigned": true, "new": true,
+	"resolved": false, "ignored": false, "archived": false, "assigned": false,
+	"for_review": false, "regressed": false, "escalating": false, "muted": false,
+}
+
+var keyPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
+
+// parseQuery parses a search query into terms, or says what is wrong with it.
+func parseQuery(q string, now time.Time) ([]queryTerm, error) {
+	toks, err := tokenize(q)
+	if err != nil {
+		return nil, err
+	}
+	var terms []queryTerm
+	for _, tok := range toks {
+		switch strings.ToUpper(tok) {
+		case "AND":
+			continue
+		case "OR":
+			return nil, fmt.Errorf("%w: OR is not supported by the local store: all terms must hold; run one search per alternative or use key:[a,b]", ErrInvalidInput)
+		}
+		if strings.HasPrefix(tok, "(") || strings.HasSuffix(tok, ")") {
+			return nil, fmt.Errorf("%w: parentheses are not supported by the local store: write terms separated by spaces", ErrInvalidInput)
+		}
+		t, err := parseTerm(tok, now)
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	return terms, nil
+}
+
+// tokenize splits on spaces outside double quotes and brackets.
+func tokenize(q string) ([]string, error) {
+	var toks []string
+	var cur strings.Builder
+	inQuote, inBracket := false, false
+	for _, r := range q {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+			cur.WriteRune(r)
+		case r == '[' && !inQuote:
+			inBracket = true
+			cur.WriteRune(r)
+		case r == ']' && !inQuote:
+			inBracket = false
+			cur.WriteRune(r)
+		case (r == ' ' || r == '\t' || r == '\n') && !inQuote && !inBracket:
+			if cur.Len() > 0 {
+				toks = append(toks, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if inQuote {
+		return nil, fmt.Errorf("%w: query has an unclosed double quote", ErrInvalidInput)
+	}
+	if inBracket {
+		return nil, fmt.Errorf("%w: query has an unclosed [ list", ErrInvalidInput)
+	}
+	if cur.Len() > 0 {
+		toks = append(toks, cur.String())
+	}
+	return toks, nil
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func parseTerm(tok string, now time.Time) (queryTerm, error) {
+	t := queryTerm{}
+	if strings.HasPrefix(tok, "!") {
+		t.neg = true
+		tok = tok[1:]
+	}
+	key, value, found := strings.Cut(tok, ":")
+	if !found || !keyPattern.MatchString(key) || strings.HasPrefix(tok, `"`) {
+		t.kind, t.text = termText, strings.ToLower(unquote(tok))
+		return t, nil
+	}
+	values := splitValues(value)
+	if len(values) == 0 {
+		return t, fmt.Errorf("%w: %s: has no value: write %s:value", ErrInvalidInput, key, key)
+	}
+	t.key = key
+	switch key {
+	case "is":
+		v := strings.ToLower(values[0])
+		known, ok := isValues[v]
+		if !ok {
+			return t, fmt.Errorf("%w: is:%s is not supported by the local store: use is:unresolved (every local issue) or another filter", ErrInvalidInput, v)
+		}
+		t.kind, t.constant = termConst, known
+	case "has":
+		t.kind = termHas
+		t.key = values[0]
+	case "message", "title":
+		t.kind, t.text = termText, strings.ToLower(strings.Join(values, " "))
+	case "error.type", "error.value":
+		t.kind = termField
+		t.patterns = globs(values)
+	case "error.handled", "error.unhandled":
+		b, err := strconv.ParseBool(values[0])
+		if err != nil {
+			return t, fmt.Errorf("%w: %s:%s is not true or false", ErrInvalidInput, key, values[0])
+		}
+		if key == "error.unhandled" {
+			b = !b
+		}
+		t.kind, t.key = termTag, "handled"
+		t.patterns, t.exact = tagMatchers([]string{map[bool]string{true: "yes", false: "no"}[b]})
+	case "user.id", "user.email", "user.username", "user.ip":
+		prefix := strings.TrimPrefix(key, "user.") + ":"
+		for i := range values {
+			values[i] = prefix + values[i]
+		}
+		t.kind, t.key = termTag, "user"
+		t.patterns, t.exact = tagMatchers(values)
+	case "project":
+		t.kind = termProject
+		t.patterns = globs(values)
+	case "times_seen", "timesSeen":
+		op, rest := splitOp(values[0])
+		n, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil {
+			return t, fmt.Errorf("%w: %s:%s is not a comparison with a number such as %s:>10", ErrInvalidInput, key, values[0], key)
+		}
+		t.kind, t.op, t.num = termCount, op, n
+	case "age", "firstSeen", "first_seen", "lastSeen", "last_seen":
+		w, op, err := parseTimeFilter(key, values[0], now)
+		if err != nil {
+			return t, err
+		}
+		t.kind, t.when, t.op = termTime, w, op
+		if key == "age" || key == "first_seen" {
+			t.key = "firstSeen"
+		} else if key == "last_seen" {
+			t.key = "lastSeen"
+		}
+	default:
+		t.kind = termTag
+		t.patterns, t.exact = tagMatchers(values)
+	}
+	return t, nil
+}
+
+// splitValues reads value, "quoted value" or [a, "b c"].
+func splitValues(v string) []string {
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		var out []string
+		for _, p := range strings.Split(v[1:len(v)-1], ",") {
+			if p = unquote(strings.TrimSpace(p)); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if v = unquote(v); v == "" {
+		return nil
+	}
+	return []string{v}
+}
+
+// globs compiles values where * matches any run of characters; matching is exact
+// otherwise (tags are case-sensitive in Sentry too).
+func globs(values []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(values))
+	for i, v := range values {
+		parts := strings.Split(v, "*")
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		out[i] = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+	}
+	return out
+}
+
+// tagMatchers returns the glob patterns for values and, when none has a wildcard, the
+// values themselves for direct lookup.
+func tagMatchers(values []string) ([]*regexp.Regexp, []string) {
+	for _, v := range values {
+		if strings.Contains(v, "*") {
+			return globs(values), nil
+		}
+	}
+	return globs(values), values
+}
+
+func splitOp(v string) (op, rest string) {
+	for _, o := range []string{">=", "<=", ">", "<", "="} {
+		if strings.HasPrefix(v, o) {
+			return o, v[len(o):]
+		}
+	}
+	return "=", v
+}
+
+// parseTimeFilter reads -24h (within the last 24h), +24h (longer ago than 24h) or
+// >2026-05-01 / <2026-05-01T12:00:00Z.
+func parseTimeFilter(key, v string, now time.Time) (time.Time, string, error) {
+	if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
+		d, err := parsePeriod(v[1:])
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h (within the last 24 hours) or +7d (longer ago than 7 days)", ErrInvalidInput, key, v)
+		}
+		if v[0] == '-' {
+			return now.Add(-d), ">=", nil
+		}
+		return now.Add(-d), "<", nil
+	}
+	op, rest := splitOp(v)
+	at, err := parseInstant(key, rest)
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h, +7d or a comparison with a time such as >2026-05-01", ErrInvalidInput, key, v)
+	}
+	return at, op, nil
+}
+
+func anyMatch(ps []*regexp.Regexp, s string) bool {
+	for _, p := range ps {
+		if p.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether the issue satisfies the term.
+func (t *queryTerm) matches(is *issueState) bool {
+	var ok bool
+	switch t.kind {
+	case termText:
+		ok = strings.Contains(is.searchText, t.text) || t.text == is.id || strings.EqualFold(t.text, is.shortID)
+	case termTag:
+		if t.exact != nil {
+			ok = is.hasAnyTagValue(t.key, t.exact)
+		} else {
+			ok = is.hasTagValue(t.key, func(v string) bool { return anyMatch(t.patterns, v) })
+		}
+	case termField:
+		field := is.typ
+		if t.key == "error.value" {
+			field = is.value
+		}
+		ok = anyMatch(t.patterns, field)
+	case termHas:
+		ts := is.tags[t.key]
+		ok = ts != nil && ts.total > 0
+	case termConst:
+		ok = t.constant
+	case termProject:
+		ok = anyMatch(t.patterns, is.project)
+	case termCount:
+		ok = compareInt(int64(len(is.events)), t.op, t.num)
+	case termTime:
+		at := is.firstSeen
+		if t.key == "lastSeen" {
+			at = is.lastSeen
+		}
+		ok = compareTime(at, t.op, t.when)
+	}
+	return ok != t.neg
+}
+
+func compareInt(a int64, op string, b int64) bool {
+	switch op {
+	case ">":
+		return a > b
+	case "<":
+		return a < b
+	case ">=":
+		return a >= b
+	case "<=":
+		return a <= b
+	}
+	return a == b
+}
+
+func compareTime(a time.Time, op string, b time.Time) bool {
+	switch op {
+	case ">":
+		return a.After(b)
+	case "<":
+		return a.Before(b)
+	case ">=":
+		return !a.Before(b)
+	case "<=":
+		return !a.After(b)
+	}
+	return a.Equal(b)
+}

@@ -1,0 +1,253 @@
+package errorserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// ingestTestEvents stores n events directly (no HTTP), spread over issues by fn.
+func ingestTestEvents(t testing.TB, s *LocalStore, from, n int, fn func(i int) (excType, function string, tags map[string]string)) {
+	t.Helper()
+	var batch []*eventData
+	for i := from; i < from+n; i++ {
+		typ, function, tags := fn(i)
+		e, err := parseSDKEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, e)
+	}
+	if err := s.ingest(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) {
+		c.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	})
+	defer store.Close()
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	// Issue "fn3" first (oldest), then fn0..fn2 with 1, 2, 3 events, then fn4 newest.
+	ingestTestEvents(t, store, 100, 5, func(int) (string, string, map[string]string) { return "E", "fn3", nil })
+	advance(time.Hour)
+	for i := range 3 {
+		ingestTestEvents(t, store, 200+i*10, i+1, func(int) (string, string, map[string]string) {
+			return "E", fmt.Sprintf("fn%d", i), map[string]string{"user_hint": fmt.Sprint(i)}
+		})
+		advance(time.Minute)
+	}
+	advance(time.Hour)
+	ingestTestEvents(t, store, 300, 1, func(int) (string, string, map[string]string) { return "E", "fn4", nil })
+	ctx := context.Background()
+	culprits := func(l *IssueList) []string {
+		var out []string
+		for _, is := range l.Issues {
+			out = append(out, strings.TrimPrefix(is.Culprit, "shop/checkout in "))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		sort, period string
+		want         []string
+	}{
+		{"date", "1d", []string{"fn4", "fn2", "fn1", "fn0", "fn3"}},
+		{"new", "1d", []string{"fn4", "fn2", "fn1", "fn0", "fn3"}},
+		{"freq", "1d", []string{"fn3", "fn2", "fn1", "fn0", "fn4"}},
+		{"date", "90m", []string{"fn4", "fn2", "fn1", "fn0"}},
+		{"date", "30m", []string{"fn4"}},
+	} {
+		res, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: tc.sort, StatsPeriod: tc.period})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, culprits(res)); diff != "" {
+			t.Errorf("sort=%s statsPeriod=%s (-want +got):\n%s", tc.sort, tc.period, diff)
+		}
+	}
+	// Counts are events in the window.
+	res, _ := store.SearchIssues(ctx, SearchIssuesInput{Sort: "freq", Start: now.Add(-3 * time.Hour).Format(time.RFC3339), End: now.Add(-90 * time.Minute).Format(time.RFC3339)})
+	if diff := cmp.Diff([]string{"fn3"}, culprits(res)); diff != "" || res.Issues[0].Count != 5 {
+		t.Errorf("absolute window: %v (-want +got):\n%s", res.Issues, diff)
+	}
+
+	// Pages of two: 2 + 2 + 1, each page bound to its query.
+	var pages [][]string
+	cursor := ""
+	for range 5 {
+		res, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: "freq", Limit: 2, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, culprits(res))
+		if res.NextCursor == "" {
+			if res.Truncated {
+				t.Error("last page marked truncated")
+			}
+			break
+		}
+		if !res.Truncated || !strings.Contains(res.Hint, "more issues match") {
+			t.Errorf("page with a next cursor: truncated=%v hint=%q", res.Truncated, res.Hint)
+		}
+		cursor = res.NextCursor
+		if _, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: "date", Limit: 2, Cursor: cursor}); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("cursor reused with another sort: %v, want ErrInvalidInput", err)
+		}
+	}
+	if diff := cmp.Diff([][]string{{"fn3", "fn2"}, {"fn1", "fn0"}, {"fn4"}}, pages); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if _, err := store.SearchIssues(ctx, SearchIssuesInput{Cursor: "not-a-cursor!"}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("forged cursor: %v, want ErrInvalidInput", err)
+	}
+	if _, err := store.SearchIssues(ctx, SearchIssuesInput{Organization: "acme"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown organization: %v, want ErrNotFound", err)
+	}
+	ps, err := store.ListProjects(ctx, ListProjectsInput{})
+	if err != nil || len(ps.Projects) != 1 || ps.Projects[0].ID != "42" || ps.Projects[0].Issues != 5 || ps.Projects[0].Events != 12 {
+		t.Errorf("ListProjects = %+v, %v; want project 42 with 5 issues and 12 events", ps, err)
+	}
+}
+
+func TestLocalIssueLookupsAndTagValuePages(t *testing.T) {
+	store := openTestStore(t, t.TempDir())
+	defer store.Close()
+	ingestTestEvents(t, store, 1, 30, func(i int) (string, string, map[string]string) {
+		return "E", "pay", map[string]string{"shard": fmt.Sprintf("s%02d", i%7), "secret_token": "abc"}
+	})
+	ctx := context.Background()
+	res, err := store.SearchIssues(ctx, SearchIssuesInput{})
+	if err != nil || len(res.Issues) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	is := res.Issues[0]
+	byShort, err := store.GetIssue(ctx, GetIssueInput{IssueID: strings.ToLower(is.ShortID)})
+	if err != nil || byShort.ID != is.ID {
+		t.Fatalf("lookup by short id %s: %v", is.ShortID, err)
+	}
+	for _, ts := range byShort.Tags {
+		if ts.Key == "secret_token" && (len(ts.TopValues) != 1 || ts.TopValues[0].Value != Redacted) {
+			t.Errorf("secret-looking tag stored as %+v, want its value redacted", ts.TopValues)
+		}
+	}
+	var all []string
+	cursor := ""
+	for range 10 {
+		tv, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: is.ID, Key: "shard", Limit: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range tv.Values {
+			all = append(all, fmt.Sprintf("%s=%d", v.Value, v.Count))
+		}
+		if tv.TotalValues != 30 || tv.UniqueValues != 7 {
+			t.Errorf("totals %d/%d, want 30/7", tv.TotalValues, tv.UniqueValues)
+		}
+		if cursor = tv.NextCursor; cursor == "" {
+			break
+		}
+	}
+	want := []string{"s01=5", "s02=5", "s00=4", "s03=4", "s04=4", "s05=4", "s06=4"}
+	if diff := cmp.Diff(want, all); diff != "" {
+		t.Errorf("tag values most frequent first, across pages (-want +got):\n%s", diff)
+	}
+	if _, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: is.ID, Key: "nope"}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "shard") {
+		t.Errorf("unknown tag: %v, want ErrNotFound listing the issue's tags", err)
+	}
+	if _, err := store.GetEvent(ctx, GetEventInput{IssueID: is.ID, EventID: hexID(999)}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown event: %v, want ErrNotFound", err)
+	}
+	oldest, err := store.GetEvent(ctx, GetEventInput{IssueID: is.ID, EventID: "oldest"})
+	if err != nil || oldest.ID != hexID(1) {
+		t.Errorf("oldest = %v, %v; want %s", oldest, err, hexID(1))
+	}
+	if _, err := store.GetIssue(ctx, GetIssueInput{IssueID: "../etc"}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("path-like issue id: %v, want ErrInvalidInput", err)
+	}
+}
+
+func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	store := openTestStore(t, dir, func(c *LocalConfig) { c.MaxTotalBytes = 256 << 10 })
+	// Early events in their own issue, later ones in another: retention must empty the first.
+	ingestTestEvents(t, store, 1, 100, func(int) (string, string, map[string]string) { return "Old", "early", nil })
+	for i := range 20 {
+		ingestTestEvents(t, store, 1000+i*50, 50, func(int) (string, string, map[string]string) { return "New", "late", nil })
+	}
+	ctx := context.Background()
+	res, err := store.SearchIssues(ctx, SearchIssuesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	var kept int64
+	for _, is := range res.Issues {
+		titles = append(titles, is.Type)
+		kept += is.Count
+	}
+	if diff := cmp.Diff([]string{"New"}, titles); diff != "" {
+		t.Errorf("issues after retention (-want +got):\n%s", diff)
+	}
+	dropped := store.ret.DroppedEvents
+	if dropped == 0 || int64(dropped)+kept != 1100 {
+		t.Errorf("dropped %d + kept %d != 1100 ingested", dropped, kept)
+	}
+	if !strings.Contains(res.Notice, fmt.Sprintf("%d events were dropped by retention", dropped)) || !strings.Contains(res.Notice, "byte limit") {
+		t.Errorf("notice = %q", res.Notice)
+	}
+	if st := store.log.Stats(); st.Bytes > 256<<10 {
+		t.Errorf("store holds %d bytes, limit %d", st.Bytes, 256<<10)
+	}
+	store.Close()
+	reopened := openTestStore(t, dir, func(c *LocalConfig) { c.MaxTotalBytes = 256 << 10 })
+	defer reopened.Close()
+	res2, err := reopened.SearchIssues(ctx, SearchIssuesInput{})
+	if err != nil || len(res2.Issues) != 1 || res2.Issues[0].Count != kept || res2.Notice != res.Notice {
+		t.Errorf("after reopen: %+v, %v; want the same issue, count %d and notice", res2, err, kept)
+	}
+}
+
+func TestLocalRetentionByAge(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.MaxAge = 24 * time.Hour; c.Now = clock })
+	defer store.Close()
+	ingestTestEvents(t, store, 1, 10, func(int) (string, string, map[string]string) { return "E", "a", nil })
+	mu.Lock()
+	now = now.Add(25 * time.Hour)
+	mu.Unlock()
+	store.log.EnforceRetention()
+	ingestTestEvents(t, store, 100, 2, func(int) (string, string, map[string]string) { return "E", "b", nil })
+	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "30d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Issues) != 1 || res.Issues[0].Culprit != "shop/checkout in b" || store.ret.DroppedEvents != 10 || !strings.Contains(res.Notice, "age limit") {
+		t.Errorf("after the age limit: issues %+v, dropped %d, notice %q", res.Issues, store.ret.DroppedEvents, res.Notice)
+	}
+}
+
+func TestOpenLocalConfigErrors(t *testing.T) {
+	if _, err := OpenLocal(LocalConfig{PublicKeys: []string{"k"}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("no data dir: %v", err)
+	}
+	if _, err := OpenLocal(LocalConfig{DataDir: t.TempDir(), PublicKeys: []string{" "}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("no key: %v", err)
+	}
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	defer s.Close()
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{"k"}, Logger: quietLogger}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("second store on one directory: %v, want 'in use'", err)
+	}
+}

@@ -1,0 +1,320 @@
+package errorserver
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseEnvelope(t *testing.T) {
+	type item struct{ Type, Payload string }
+	cases := []struct {
+		name    string
+		in      string
+		want    []item
+		wantErr string
+	}{
+		{name: "length-prefixed payload with newlines", in: "{\"event_id\":\"a\"}\n{\"type\":\"attachment\",\"length\":7}\nab\ncd\ne\n{\"type\":\"event\",\"length\":2}\n{}\n",
+			want: []item{{"attachment", "ab\ncd\ne"}, {"event", "{}"}}},
+		{name: "newline-delimited payloads", in: "{}\n{\"type\":\"session\"}\n{\"a\":1}\n{\"type\":\"event\"}\n{\"b\":2}",
+			want: []item{{"session", `{"a":1}`}, {"event", `{"b":2}`}}},
+		{name: "CRLF and blank lines", in: "{}\r\n\r\n{\"type\":\"event\"}\r\n{\"c\":3}\r\n\r\n",
+			want: []item{{"event", `{"c":3}`}}},
+		{name: "last payload without trailing newline", in: "{}\n{\"type\":\"event\",\"length\":3}\nabc", want: []item{{"event", "abc"}}},
+		{name: "header only", in: "{\"event_id\":\"x\"}\n", want: nil},
+		{name: "empty body", in: "", wantErr: "empty"},
+		{name: "header not an object", in: "[1]\n", wantErr: "header"},
+		{name: "item header not JSON", in: "{}\nnope\n", wantErr: "item 1 header"},
+		{name: "item without type", in: "{}\n{\"length\":1}\nx\n", wantErr: "no type"},
+		{name: "length past the end", in: "{}\n{\"type\":\"event\",\"length\":10}\nabc", wantErr: "truncated"},
+		{name: "negative length", in: "{}\n{\"type\":\"event\",\"length\":-1}\nabc", wantErr: "truncated"},
+		{name: "garbage after a length payload", in: "{}\n{\"type\":\"event\",\"length\":1}\nxy\n", wantErr: "no newline"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env, err := parseEnvelope([]byte(tc.in))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []item
+			for _, it := range env.Items {
+				got = append(got, item{it.Type, string(it.Payload)})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseSDKEventAcceptsProtocolVariants(t *testing.T) {
+	received := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	// The shapes of other SDKs: {"values": [...]} wrappers, numeric timestamps, tag
+	// pair lists, a logentry, a query string as text, and numbers where strings are usual.
+	payload := `{
+	  "event_id": "9B1F6D9A-4C2E-4F0A-8E6B-3C1D2E4F5A6B",
+	  "timestamp": 1777636800.25,
+	  "level": "warn",
+	  "platform": "python",
+	  "release": 42,
+	  "logentry": {"message": "user %s not found", "params": ["ann"], "formatted": "user ann not found"},
+	  "tags": [["browser", "Firefox"], ["api_key", "k-1"]],
+	  "user": {"id": 7, "ip_address": "203.0.113.9"},
+	  "request": {"url": "https://x.example/p?q=1", "method": "post", "query_string": "a=1&token=t", "headers": {"Cookie": "s=1", "Accept": "*/*"}, "data": {"password": "p", "n": 1}},
+	  "exception": {"values": [{"type": "KeyError", "value": "'sku'", "mechanism": {"type": "generic", "handled": "false"},
+	     "stacktrace": {"frames": [{"function": "handle", "module": "shop.views", "filename": "views.py", "lineno": "12", "in_app": true,
+	        "pre_context": ["def handle():", "    x = 1"], "context_line": "    return d['sku']", "post_context": [""], "vars": {"secret": "s", "d": {"a": 1}}}]}}]},
+	  "breadcrumbs": {"values": [{"timestamp": "2026-05-01T11:59:59Z", "category": "query", "message": "SELECT 1"}]},
+	  "contexts": {"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
+	  "extra": {"session_id": "abc", "n": 1}
+	}`
+	e, err := parseSDKEvent([]byte(payload), "42", received, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deriveIssueFields(e)
+	no := false
+	want := &eventData{
+		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", Project: "42",
+		Timestamp: time.Unix(1777636800, 250000000).UTC(), Level: "warning", Platform: "python",
+		Title: "KeyError: 'sku'", Culprit: "shop.views in handle",
+		Message: "user ann not found", MessageTemplate: "user %s not found", Release: "42",
+		Tags: []tagPair{{"api_key", Redacted}, {"browser", "Firefox"}, {"handled", "no"}, {"level", "warning"}, {"mechanism", "generic"},
+			{"os", "Linux 6.1"}, {"os.name", "Linux"}, {"release", "42"}, {"runtime", "CPython 3.12"}, {"runtime.name", "CPython"},
+			{"url", "https://x.example/p"}, {"user", "id:7"}},
+		Exceptions: []exceptionData{{Type: "KeyError", Value: "'sku'", Mechanism: "generic", Handled: &no, Frames: []frameData{{
+			Function: "handle", Module: "shop.views", Filename: "views.py", Line: 12, InApp: true,
+			Context: []contextLine{{10, "def handle():"}, {11, "    x = 1"}, {12, "    return d['sku']"}, {13, ""}},
+			Vars:    map[string]any{"secret": Redacted, "d": map[string]any{"a": 1.0}},
+		}}}},
+		Breadcrumbs: []breadcrumbData{{Timestamp: time.Date(2026, 5, 1, 11, 59, 59, 0, time.UTC), Category: "query", Message: "SELECT 1"}},
+		Request: &requestData{Method: "POST", URL: "https://x.example/p",
+			Query:   []tagPair{{"a", "1"}, {"token", Redacted}},
+			Headers: []tagPair{{"Accept", "*/*"}, {"Cookie", Redacted}},
+			Data:    map[string]any{"password": Redacted, "n": 1.0}},
+		User:     &userData{ID: "7", IP: "203.0.113.9"},
+		Contexts: map[string]ctxData{"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
+		Extra:    map[string]any{"session_id": Redacted, "n": 1.0},
+	}
+	if diff := cmp.Diff(want, e, cmp.AllowUnexported(tagPair{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParseSDKEventRejects(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                               "not a JSON object",
+		"[1,2]":                          "not a JSON object",
+		`"text"`:                         "not a JSON object",
+		`{"level": }`:                    "not valid JSON",
+		`{"event_id": "xyz"}`:            "event_id",
+		`{"exception": "a string"}`:      "not valid JSON",
+		`{"breadcrumbs": {"values": 3}}`: "not valid JSON",
+	} {
+		if _, err := parseSDKEvent([]byte(in), "1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseSDKEvent(%q) = %v, want an error mentioning %q", in, err, want)
+		}
+	}
+}
+
+func TestGrouping(t *testing.T) {
+	frame := func(mod, fn string, line int, inApp bool) frameData {
+		return frameData{Module: mod, Function: fn, Line: line, InApp: inApp}
+	}
+	exc := func(typ, val string, frames ...frameData) *eventData {
+		return &eventData{Exceptions: []exceptionData{{Type: typ, Value: val, Frames: frames}}}
+	}
+	base := exc("ValueError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true))
+	cases := []struct {
+		name  string
+		a, b  *eventData
+		equal bool
+	}{
+		{"same type and in-app frames, other value and line", base,
+			exc("ValueError", "bad 2", frame("lib", "call", 99, false), frame("app", "pay", 11, true)), true},
+		{"library frames do not matter when there are in-app ones", base,
+			exc("ValueError", "x", frame("otherlib", "x", 1, false), frame("app", "pay", 10, true)), true},
+		{"other call site", base, exc("ValueError", "bad 1", frame("lib", "call", 5, false), frame("app", "refund", 10, true)), false},
+		{"other type", base, exc("TypeError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true)), false},
+		{"no frames: value decides", exc("E", "a"), exc("E", "b"), false},
+		{"no frames, same value", exc("E", "a"), exc("E", "a"), true},
+		{"messages by template", &eventData{Message: "user ann not found", MessageTemplate: "user %s not found"},
+			&eventData{Message: "user bob not found", MessageTemplate: "user %s not found"}, true},
+		{"messages without template", &eventData{Message: "a"}, &eventData{Message: "b"}, false},
+		{"custom fingerprint overrides", &eventData{Fingerprint: []string{"db-down"}, Message: "a"},
+			&eventData{Fingerprint: []string{"db-down"}, Message: "b"}, true},
+		{"{{ default }} refines the default", &eventData{Fingerprint: []string{"{{ default }}", "tenant-a"}, Message: "m"},
+			&eventData{Fingerprint: []string{"{{default}}", "tenant-b"}, Message: "m"}, false},
+		{"{{ default }} alone equals the default", &eventData{Fingerprint: []string{"{{ default }}"}, Message: "m"},
+			&eventData{Message: "m"}, true},
+	}
+	for _, tc := range cases {
+		a, b := issueIDFor("1", groupingParts(tc.a)), issueIDFor("1", groupingParts(tc.b))
+		if (a == b) != tc.equal {
+			t.Errorf("%s: same issue = %v, want %v (%v vs %v)", tc.name, a == b, tc.equal, groupingParts(tc.a), groupingParts(tc.b))
+		}
+	}
+	if issueIDFor("1", []string{"x"}) == issueIDFor("2", []string{"x"}) {
+		t.Error("the same fingerprint in two projects must be two issues")
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	is := &issueState{
+		id: "abc123", shortID: "42-ABC123", project: "42", firstSeen: now.Add(-2 * time.Hour), lastSeen: now.Add(-10 * time.Minute),
+		tags: map[string]*tagStats{}, events: make([]*indexedEvent, 5),
+	}
+	is.setText("ValueError: card declined", "app in pay", "ValueError", "card declined", "")
+	for k, v := range map[string]string{"level": "error", "environment": "production", "release": "shop@1.2", "browser": "Firefox 120", "user": "email:ann@example.com", "handled": "no"} {
+		is.countTag(tagPair{k, v}, now)
+	}
+	cases := []struct {
+		q    string
+		want bool
+	}{
+		{"", true},
+		{"card", true},
+		{"CARD declined", true},
+		{`"card declined"`, true},
+		{"refund", false},
+		{"42-abc123", true},
+		{"is:unresolved", true},
+		{"is:resolved", false},
+		{"!is:resolved level:error", true},
+		{"level:warning", false},
+		{"!level:error", false},
+		{"environment:[staging,production]", true},
+		{`browser:"Firefox 120"`, true},
+		{"browser:Firefox*", true},
+		{"browser:*Chrome*", false},
+		{"release:shop@1.2 environment:production", true},
+		{"has:browser", true},
+		{"!has:browser", false},
+		{"has:device", false},
+		{"user.email:ann@example.com", true},
+		{"error.type:ValueError", true},
+		{"error.value:*declined", true},
+		{"error.handled:false", true},
+		{"error.unhandled:true", true},
+		{"project:42", true},
+		{"project:7", false},
+		{"times_seen:>4", true},
+		{"times_seen:>=6", false},
+		{"age:-24h", true},
+		{"age:-1h", false},
+		{"firstSeen:+1h", true},
+		{"lastSeen:-15m", true},
+		{"lastSeen:-5m", false},
+		{"message:declined AND level:error", true},
+	}
+	for _, tc := range cases {
+		terms, err := parseQuery(tc.q, now)
+		if err != nil {
+			t.Errorf("parseQuery(%q): %v", tc.q, err)
+			continue
+		}
+		got := true
+		for i := range terms {
+			got = got && terms[i].matches(is)
+		}
+		if got != tc.want {
+			t.Errorf("query %q matched = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	for q, want := range map[string]string{
+		"a OR b":              "OR is not supported",
+		"(level:error)":       "parentheses",
+		`message:"open`:       "unclosed double quote",
+		"level:[a,b":          "unclosed [",
+		"is:bookmarked":       "is:bookmarked is not supported",
+		"times_seen:lots":     "comparison with a number",
+		"age:yesterday":       "-24h",
+		"level:":              "has no value",
+		"error.handled:maybe": "not true or false",
+	} {
+		if _, err := parseQuery(q, now); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseQuery(%q) = %v, want ErrInvalidInput mentioning %q", q, err, want)
+		}
+	}
+}
+
+func TestResolveWindow(t *testing.T) {
+	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		period, start, end string
+		want               timeWindow
+		wantErr            string
+	}{
+		{want: timeWindow{Period: "14d", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "24h", want: timeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
+		{period: "2w", want: timeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "90s", want: timeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
+		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
+		{start: "2026-05-01", end: "2026-05-02", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
+		{period: "1 day", wantErr: "not a period"},
+		{period: "0h", wantErr: "positive"},
+		{period: "99999w", wantErr: "ten years"},
+		{period: "1d", start: "2026-05-01", end: "2026-05-02", wantErr: "not both"},
+		{start: "2026-05-01", wantErr: "go together"},
+		{start: "May 1st", end: "2026-05-02", wantErr: "RFC 3339"},
+		{start: "2026-05-02", end: "2026-05-01", wantErr: "not after"},
+	}
+	for _, tc := range cases {
+		got, err := resolveWindow(tc.period, tc.start, tc.end, now)
+		if tc.wantErr != "" {
+			if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("resolveWindow(%q,%q,%q) = %v, want ErrInvalidInput mentioning %q", tc.period, tc.start, tc.end, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !got.Start.Equal(tc.want.Start) || !got.End.Equal(tc.want.End) || got.Period != tc.want.Period {
+			t.Errorf("resolveWindow(%q,%q,%q) = %+v, %v; want %+v", tc.period, tc.start, tc.end, got, err, tc.want)
+		}
+	}
+}
+
+func TestNextCursorFromLinkHeader(t *testing.T) {
+	cases := []struct {
+		name    string
+		headers []string
+		want    string
+	}{
+		{"next with results", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"`}, "0:100:0"},
+		{"last page", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="true"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:200:0>; rel="next"; results="false"; cursor="0:200:0"`}, ""},
+		{"comma inside the URL", []string{`<https://s/api/0/x/?query=a,b&cursor=1:0:0>; rel="next"; results="true"; cursor="1:0:0"`}, "1:0:0"},
+		{"two header lines", []string{`<a>; rel="previous"; results="false"; cursor="p"`, `<b>; rel="next"; results="true"; cursor="n"`}, "n"},
+		{"no header", nil, ""},
+		{"garbage", []string{"nonsense"}, ""},
+	}
+	for _, tc := range cases {
+		if got := nextCursor(tc.headers); got != tc.want {
+			t.Errorf("%s: nextCursor = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNormalizeEventRef(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "latest", "latest": "latest", "LATEST": "latest", "recommended": "latest", "oldest": "oldest",
+		"9B1F6D9A-4C2E-4F0A-8E6B-3C1D2E4F5A6B": "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b",
+	} {
+		if got, err := normalizeEventRef(in); err != nil || got != want {
+			t.Errorf("normalizeEventRef(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"newest", "123", "../x", strings.Repeat("a", 33)} {
+		if _, err := normalizeEventRef(in); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("normalizeEventRef(%q) = %v, want ErrInvalidInput", in, err)
+		}
+	}
+}

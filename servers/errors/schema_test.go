@@ -1,0 +1,68 @@
+package errorserver
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/invopop/jsonschema"
+)
+
+// TestSchemasOfInputsAndResults reflects every tool input and result type the way
+// mcpkit will (flat, no $ref) and checks that the jsonschema tags parse: every
+// property has a description, and enums and bounds come through.
+func TestSchemasOfInputsAndResults(t *testing.T) {
+	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true}
+	types := []any{
+		ListProjectsInput{}, SearchIssuesInput{}, GetIssueInput{}, GetEventInput{}, ListIssueEventsInput{}, GetTagValuesInput{},
+		ProjectList{}, IssueList{}, IssueDetail{}, Event{}, EventList{}, TagValueList{},
+	}
+	for _, v := range types {
+		name := reflect.TypeOf(v).Name()
+		s := r.Reflect(v)
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.Contains(string(b), `"$ref"`) {
+			t.Errorf("%s: schema has $ref", name)
+		}
+		var missing []string
+		var walk func(path string, s *jsonschema.Schema)
+		walk = func(path string, s *jsonschema.Schema) {
+			if s == nil {
+				return
+			}
+			if s.Properties != nil {
+				for p := s.Properties.Oldest(); p != nil; p = p.Next() {
+					if p.Value.Description == "" {
+						missing = append(missing, path+"."+p.Key)
+					}
+					walk(path+"."+p.Key, p.Value)
+				}
+			}
+			walk(path+"[]", s.Items)
+			if ap, ok := any(s.AdditionalProperties).(*jsonschema.Schema); ok {
+				walk(path+"{}", ap)
+			}
+		}
+		walk(name, s)
+		if len(missing) > 0 {
+			t.Errorf("properties without a description: %v", missing)
+		}
+	}
+	search := r.Reflect(SearchIssuesInput{})
+	sortProp, _ := search.Properties.Get("sort")
+	if diff := cmp.Diff([]any{"date", "new", "freq", "user"}, sortProp.Enum); diff != "" {
+		t.Errorf("sort enum (-want +got):\n%s", diff)
+	}
+	limit, _ := search.Properties.Get("limit")
+	if limit.Maximum != json.Number("100") {
+		t.Errorf("limit maximum = %v, want 100", limit.Maximum)
+	}
+	if diff := cmp.Diff([]string{"issueId"}, r.Reflect(GetEventInput{}).Required); diff != "" {
+		t.Errorf("GetEventInput required (-want +got):\n%s", diff)
+	}
+}

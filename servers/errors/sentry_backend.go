@@ -1,0 +1,506 @@
+package errorserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SentryBackend answers the tools from the Sentry REST API.
+type SentryBackend struct {
+	cfg    SentryConfig
+	base   *url.URL
+	hc     *http.Client
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	orgs     []apiOrg
+	orgsAt   time.Time
+	projects map[string]projectCache // by organization
+}
+
+type projectCache struct {
+	list []apiProject
+	at   time.Time
+}
+
+const (
+	cacheTTL      = 5 * time.Minute
+	maxListPages  = 10
+	maxOrgsListed = 10
+)
+
+var _ Backend = (*SentryBackend)(nil)
+
+// NewSentryBackend validates the configuration (base URL, token) and returns the backend.
+// It makes no request: a bad token is reported by the first call.
+func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
+	base, err := parseSentryBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkToken(cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.Organization != "" {
+		if err := checkID("SENTRY_ORG", cfg.Organization); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.AttemptTimeout <= 0 {
+		cfg.AttemptTimeout = DefaultAttemptTimeout
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.MaxRetryWait <= 0 {
+		cfg.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	// Never follow redirects: a redirect could carry the bearer token to another host
+	// or over plain http. A 3xx is reported with the host to configure instead.
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &SentryBackend{cfg: cfg, base: base, hc: &c, logger: cfg.Logger, projects: map[string]projectCache{}}, nil
+}
+
+// BaseURL is the normalised Sentry base URL requests go to.
+func (b *SentryBackend) BaseURL() string { return b.base.String() }
+
+var sentryCursorPattern = regexp.MustCompile(`^[A-Za-z0-9:._=-]{1,200}$`)
+
+func checkSentryCursor(c string) error {
+	if c != "" && !sentryCursorPattern.MatchString(c) {
+		return fmt.Errorf("%w: cursor %q is not a Sentry cursor: pass nextCursor from the previous page unchanged", ErrInvalidInput, truncateForError(c))
+	}
+	return nil
+}
+
+// listOrgs returns the organizations the token sees (cached for a few minutes).
+func (b *SentryBackend) listOrgs(ctx context.Context) ([]apiOrg, error) {
+	b.mu.Lock()
+	if b.orgs != nil && time.Since(b.orgsAt) < cacheTTL {
+		defer b.mu.Unlock()
+		return b.orgs, nil
+	}
+	b.mu.Unlock()
+	var all []apiOrg
+	cursor := ""
+	for page := 0; page < maxListPages; page++ {
+		q := url.Values{}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		var orgs []apiOrg
+		p, err := b.get(ctx, "list organizations", []string{"organizations"}, q, &orgs)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, orgs...)
+		if cursor = p.NextCursor; cursor == "" {
+			break
+		}
+	}
+	b.mu.Lock()
+	b.orgs, b.orgsAt = all, time.Now()
+	b.mu.Unlock()
+	return all, nil
+}
+
+// org resolves the organization for a call: the argument, the configured default, or
+// the only organization the token sees.
+func (b *SentryBackend) org(ctx context.Context, given string) (string, error) {
+	if given != "" {
+		return given, checkID("organization", given)
+	}
+	if b.cfg.Organization != "" {
+		return b.cfg.Organization, nil
+	}
+	orgs, err := b.listOrgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(orgs) {
+	case 0:
+		return "", fmt.Errorf("%w: the token sees no organization: check SENTRY_AUTH_TOKEN's scopes (%s)", ErrConfig, SentryScopes)
+	case 1:
+		return orgs[0].Slug, nil
+	}
+	var slugs []string
+	for _, o := range orgs {
+		slugs = append(slugs, o.Slug)
+	}
+	return "", fmt.Errorf("%w: the token sees several organizations (%s): pass organization or set SENTRY_ORG", ErrInvalidInput, (&viewer{}).text(strings.Join(slugs, ", "), 500))
+}
+
+// listProjects returns an organization's projects (cached), following up to
+// maxListPages pages; truncated reports that more exist.
+func (b *SentryBackend) listProjects(ctx context.Context, org string) (list []apiProject, truncated bool, err error) {
+	b.mu.Lock()
+	if c, ok := b.projects[org]; ok && time.Since(c.at) < cacheTTL {
+		b.mu.Unlock()
+		return c.list, false, nil
+	}
+	b.mu.Unlock()
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return list, true, nil
+		}
+		q := url.Values{}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		var ps []apiProject
+		p, err := b.get(ctx, "list projects of "+org, []string{"organizations", org, "projects"}, q, &ps)
+		if err != nil {
+			return nil, false, err
+		}
+		list = append(list, ps...)
+		if cursor = p.NextCursor; cursor == "" {
+			break
+		}
+	}
+	b.mu.Lock()
+	b.projects[org] = projectCache{list: list, at: time.Now()}
+	b.mu.Unlock()
+	return list, false, nil
+}
+
+// ListProjects lists the projects of one organization, or of every organization the
+// token sees when none is given or configured.
+func (b *SentryBackend) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+	var orgs []apiOrg
+	org := in.Organization
+	if org == "" {
+		org = b.cfg.Organization
+	}
+	out := &ProjectList{Projects: []Project{}}
+	if org != "" {
+		if err := checkID("organization", org); err != nil {
+			return nil, err
+		}
+		orgs = []apiOrg{{Slug: org}}
+	} else {
+		all, err := b.listOrgs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		orgs = all
+		if len(orgs) > maxOrgsListed {
+			out.Cut(fmt.Sprintf("projects of the first %d of %d organizations listed: pass organization for the others", maxOrgsListed, len(orgs)))
+			orgs = orgs[:maxOrgsListed]
+		}
+	}
+	v := &viewer{}
+	for _, o := range orgs {
+		out.Organizations = append(out.Organizations, Organization{Slug: v.text(o.Slug, capName), Name: v.text(o.Name, capName)})
+		ps, truncated, err := b.listProjects(ctx, o.Slug)
+		if err != nil {
+			return nil, err
+		}
+		if truncated {
+			out.Cut(fmt.Sprintf("organization %s has more projects than the %d pages read", o.Slug, maxListPages))
+		}
+		for _, p := range ps {
+			out.Projects = append(out.Projects, Project{
+				ID: v.text(string(p.ID), capName), Slug: v.text(p.Slug, capName), Name: v.text(p.Name, capName),
+				Platform: v.text(string(p.Platform), capName), Organization: v.text(o.Slug, capName),
+			})
+		}
+	}
+	v.finish(&out.Truncation)
+	return out, nil
+}
+
+// projectIDs turns project ids or slugs into the numeric ids the issues API filters by.
+func (b *SentryBackend) projectIDs(ctx context.Context, org string, given []string) ([]string, error) {
+	var ids []string
+	var lookup []apiProject
+	for _, p := range given {
+		p = strings.TrimSpace(p)
+		if _, err := strconv.ParseInt(p, 10, 64); err == nil {
+			ids = append(ids, p)
+			continue
+		}
+		if err := checkID("project", p); err != nil {
+			return nil, err
+		}
+		if lookup == nil {
+			ps, _, err := b.listProjects(ctx, org)
+			if err != nil {
+				return nil, err
+			}
+			lookup = ps
+		}
+		found := false
+		for _, lp := range lookup {
+			if lp.Slug == p {
+				ids = append(ids, string(lp.ID))
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: organization %s has no project %q: list_projects shows the slugs and ids", ErrNotFound, org, p)
+		}
+	}
+	return ids, nil
+}
+
+// SearchIssues runs an organization issue search.
+func (b *SentryBackend) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
+	win, err := resolveWindow(in.StatsPeriod, in.Start, in.End, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	limit, err := resolveLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	order, err := resolveSort(in.Sort)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSentryCursor(in.Cursor); err != nil {
+		return nil, err
+	}
+	org, err := b.org(ctx, in.Organization)
+	if err != nil {
+		return nil, err
+	}
+	projects, err := b.projectIDs(ctx, org, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if strings.TrimSpace(in.Query) != "" {
+		q.Set("query", in.Query)
+	}
+	if win.Period != "" {
+		q.Set("statsPeriod", win.Period)
+	} else {
+		q.Set("start", win.Start.Format("2006-01-02T15:04:05"))
+		q.Set("end", win.End.Format("2006-01-02T15:04:05"))
+	}
+	q.Set("sort", order)
+	q.Set("limit", strconv.Itoa(limit))
+	for _, e := range in.Environment {
+		q.Add("environment", e)
+	}
+	for _, p := range projects {
+		q.Add("project", p)
+	}
+	if in.Cursor != "" {
+		q.Set("cursor", in.Cursor)
+	}
+	var issues []apiIssue
+	page, err := b.get(ctx, "search issues", []string{"organizations", org, "issues"}, q, &issues)
+	if err != nil {
+		return nil, err
+	}
+	out := &IssueList{Issues: []Issue{}, NextCursor: page.NextCursor}
+	v := &viewer{}
+	if len(issues) > limit {
+		issues = issues[:limit]
+	}
+	for i := range issues {
+		out.Issues = append(out.Issues, issues[i].view(v))
+	}
+	if out.NextCursor != "" {
+		out.Cut("more issues match: call again with cursor set to nextCursor")
+	}
+	v.finish(&out.Truncation)
+	return out, nil
+}
+
+// GetIssue returns issue details with the top values of its tags.
+func (b *SentryBackend) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+	if err := checkID("issueId", in.IssueID); err != nil {
+		return nil, err
+	}
+	org, err := b.org(ctx, in.Organization)
+	if err != nil {
+		return nil, err
+	}
+	var issue apiIssue
+	if _, err := b.get(ctx, "get issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID}, nil, &issue); err != nil {
+		return nil, err
+	}
+	v := &viewer{}
+	out := &IssueDetail{Issue: issue.view(v)}
+	var tags []apiTag
+	q := url.Values{"limit": {strconv.Itoa(topTagValues)}}
+	if _, err := b.get(ctx, "get tags of issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID, "tags"}, q, &tags); err != nil {
+		if errors.Is(err, ErrConfig) {
+			return nil, err
+		}
+		out.Cut("the tag summary could not be read (" + err.Error() + "): get_tag_values reads one key")
+	}
+	sort.SliceStable(tags, func(i, j int) bool {
+		ri, rj := tagRank(tags[i].Key), tagRank(tags[j].Key)
+		if ri != rj {
+			return ri < rj
+		}
+		return tags[i].TotalValues > tags[j].TotalValues
+	})
+	if len(tags) > topTagKeys {
+		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", topTagKeys, len(tags)))
+		tags = tags[:topTagKeys]
+	}
+	for _, t := range tags {
+		sum := TagSummary{Key: v.text(t.Key, capName), TotalValues: int64(t.TotalValues), UniqueValues: int64(t.UniqueValues), TopValues: []TagValue{}}
+		for _, tv := range t.TopValues[:min(topTagValues, len(t.TopValues))] {
+			sum.TopValues = append(sum.TopValues, tv.view(v))
+		}
+		out.Tags = append(out.Tags, sum)
+	}
+	v.finish(&out.Truncation)
+	return out, nil
+}
+
+func tagRank(k string) int {
+	for i, p := range priorityTags {
+		if p == k {
+			return i
+		}
+	}
+	return len(priorityTags)
+}
+
+// GetEvent returns one event of an issue: latest, oldest or by id.
+func (b *SentryBackend) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
+	opts, err := resolveViewOptions(in)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := normalizeEventRef(in.EventID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkID("issueId", in.IssueID); err != nil {
+		return nil, err
+	}
+	org, err := b.org(ctx, in.Organization)
+	if err != nil {
+		return nil, err
+	}
+	var ev apiEvent
+	if _, err := b.get(ctx, "get event "+ref+" of issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID, "events", ref}, nil, &ev); err != nil {
+		return nil, err
+	}
+	d := ev.toEventData()
+	if d.IssueID == "" {
+		d.IssueID = in.IssueID
+	}
+	return viewEvent(d, opts), nil
+}
+
+// ListIssueEvents lists an issue's events, newest first.
+func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+	if err := checkID("issueId", in.IssueID); err != nil {
+		return nil, err
+	}
+	limit, err := resolveLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSentryCursor(in.Cursor); err != nil {
+		return nil, err
+	}
+	org, err := b.org(ctx, in.Organization)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"per_page": {strconv.Itoa(limit)}}
+	if in.Cursor != "" {
+		q.Set("cursor", in.Cursor)
+	}
+	var events []apiEvent
+	page, err := b.get(ctx, "list events of issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID, "events"}, q, &events)
+	if err != nil {
+		return nil, err
+	}
+	v := &viewer{}
+	out := &EventList{Events: []EventSummary{}, NextCursor: page.NextCursor}
+	if len(events) > limit {
+		events = events[:limit]
+	}
+	for i := range events {
+		out.Events = append(out.Events, events[i].summary(v))
+	}
+	if out.NextCursor != "" {
+		out.Cut("more events: call again with cursor set to nextCursor")
+	}
+	v.finish(&out.Truncation)
+	return out, nil
+}
+
+var tagKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+// GetTagValues lists one tag's values for an issue, most frequent first.
+func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+	if err := checkID("issueId", in.IssueID); err != nil {
+		return nil, err
+	}
+	if !tagKeyPattern.MatchString(in.Key) {
+		return nil, fmt.Errorf("%w: key %q is not a tag key: letters, digits, '_', '.', ':' and '-', such as environment or release", ErrInvalidInput, truncateForError(in.Key))
+	}
+	limit, err := resolveLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSentryCursor(in.Cursor); err != nil {
+		return nil, err
+	}
+	org, err := b.org(ctx, in.Organization)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"sort": {"-count"}, "per_page": {strconv.Itoa(limit)}}
+	if in.Cursor != "" {
+		q.Set("cursor", in.Cursor)
+	}
+	var values []apiTagValue
+	page, err := b.get(ctx, "list values of tag "+in.Key, []string{"organizations", org, "issues", in.IssueID, "tags", in.Key, "values"}, q, &values)
+	if err != nil {
+		return nil, err
+	}
+	v := &viewer{}
+	out := &TagValueList{Key: v.text(in.Key, capName), Values: []TagValue{}, NextCursor: page.NextCursor}
+	if in.Cursor == "" {
+		var details apiTag
+		if _, err := b.get(ctx, "get tag "+in.Key, []string{"organizations", org, "issues", in.IssueID, "tags", in.Key}, nil, &details); err == nil {
+			out.TotalValues, out.UniqueValues = int64(details.TotalValues), int64(details.UniqueValues)
+		}
+	}
+	if len(values) > limit {
+		values = values[:limit]
+	}
+	for _, tv := range values {
+		out.Values = append(out.Values, tv.view(v))
+	}
+	if out.NextCursor != "" {
+		out.Cut("more values: call again with cursor set to nextCursor")
+	}
+	v.finish(&out.Truncation)
+	return out, nil
+}

@@ -1,0 +1,608 @@
+package errorserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const fakeToken = "sntrys_test_0123456789abcdef"
+
+// fakeSentry serves the fixtures in testdata/sentry the way the Sentry API would, under
+// an optional path prefix (self-hosted installs), and records every request.
+type fakeSentry struct {
+	t      *testing.T
+	prefix string
+
+	mu       sync.Mutex
+	requests []*url.URL
+	// override, when set for a path (without prefix), answers instead of the fixtures.
+	override map[string]http.HandlerFunc
+}
+
+func newFakeSentry(t *testing.T, prefix string) (*fakeSentry, *httptest.Server) {
+	f := &fakeSentry{t: t, prefix: prefix, override: map[string]http.HandlerFunc{}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return f, srv
+}
+
+func (f *fakeSentry) setOverride(path string, h http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.override[path] = h
+}
+
+func (f *fakeSentry) seen() []*url.URL {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*url.URL(nil), f.requests...)
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sentry", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// link renders Sentry's Link header for a page whose next cursor is next.
+func link(base, next string, more bool) string {
+	return fmt.Sprintf(`<%s?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <%s?cursor=%s>; rel="next"; results="%t"; cursor="%s"`, base, base, next, more, next)
+}
+
+func (f *fakeSentry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u := *r.URL
+	f.mu.Lock()
+	f.requests = append(f.requests, &u)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("Authorization") != "Bearer "+fakeToken {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"detail": "Invalid token"}`))
+		return
+	}
+	path, ok := strings.CutPrefix(r.URL.Path, f.prefix)
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	f.mu.Lock()
+	h := f.override[path]
+	f.mu.Unlock()
+	if h != nil {
+		h(w, r)
+		return
+	}
+	serve := func(name string) { w.Write(fixture(f.t, name)) }
+	switch path {
+	case "/api/0/organizations/":
+		serve("organizations.json")
+	case "/api/0/organizations/acme/projects/":
+		serve("projects.json")
+	case "/api/0/organizations/acme/issues/":
+		base := "https://sentry.io/api/0/organizations/acme/issues/"
+		switch r.URL.Query().Get("cursor") {
+		case "":
+			w.Header().Set("Link", link(base, "0:2:0", true))
+			serve("issues_page1.json")
+		case "0:2:0":
+			w.Header().Set("Link", link(base, "0:4:0", true))
+			serve("issues_page2.json")
+		case "0:4:0":
+			w.Header().Set("Link", link(base, "0:6:0", false))
+			serve("issues_page3.json")
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"detail": "Invalid cursor parameter."}`))
+		}
+	case "/api/0/organizations/acme/issues/1001/":
+		serve("issue_1001.json")
+	case "/api/0/organizations/acme/issues/1001/tags/":
+		serve("issue_1001_tags.json")
+	case "/api/0/organizations/acme/issues/1002/events/latest/":
+		serve("event_1002_latest.json")
+	case "/api/0/organizations/acme/issues/1002/events/":
+		w.Header().Set("Link", link("https://sentry.io/api/0/organizations/acme/issues/1002/events/", "1777730281000:0:0", false))
+		serve("issue_1002_events.json")
+	case "/api/0/organizations/acme/issues/1002/tags/environment/":
+		serve("issue_1002_tag_environment.json")
+	case "/api/0/organizations/acme/issues/1002/tags/environment/values/":
+		serve("issue_1002_tag_environment_values.json")
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"detail": "The requested resource does not exist"}`))
+	}
+}
+
+func newTestSentry(t *testing.T, baseURL string, mod ...func(*SentryConfig)) *SentryBackend {
+	t.Helper()
+	cfg := SentryConfig{BaseURL: baseURL, Token: fakeToken, Organization: "acme", Logger: quietLogger,
+		CallTimeout: 5 * time.Second, AttemptTimeout: 2 * time.Second, MaxRetryWait: 2 * time.Second}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	b, err := NewSentryBackend(cfg)
+	if err != nil {
+		t.Fatalf("NewSentryBackend: %v", err)
+	}
+	return b
+}
+
+func TestSentrySearchSendsQuerySortAndWindow(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	ctx := context.Background()
+	res, err := b.SearchIssues(ctx, SearchIssuesInput{
+		Query: "is:unresolved level:error", Sort: "freq", StatsPeriod: "24h",
+		Environment: []string{"production", "staging"}, Project: []string{"backend", "12"}, Limit: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got url.Values
+	for _, u := range fake.seen() {
+		if u.Path == "/api/0/organizations/acme/issues/" {
+			got = u.Query()
+		}
+	}
+	want := url.Values{
+		"query": {"is:unresolved level:error"}, "sort": {"freq"}, "statsPeriod": {"24h"},
+		"environment": {"production", "staging"}, "project": {"11", "12"}, "limit": {"2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("query string the fake received (-want +got):\n%s", diff)
+	}
+	wantFirst := Issue{
+		ID: "1001", ShortID: "BACKEND-1", Title: "*errors.errorString: card declined", Culprit: "shop/checkout in Charge",
+		Type: "*errors.errorString", Value: "card declined", Level: "error", Status: "unresolved", Project: "backend",
+		Platform: "go", Count: 1520, UserCount: 87, FirstSeen: "2026-05-01T08:12:33.123Z", LastSeen: "2026-05-02T14:03:10.456Z",
+		Permalink: "https://acme.sentry.io/issues/1001/",
+	}
+	if len(res.Issues) != 2 {
+		t.Fatalf("got %d issues, want 2", len(res.Issues))
+	}
+	if diff := cmp.Diff(wantFirst, res.Issues[0]); diff != "" {
+		t.Errorf("first issue (-want +got):\n%s", diff)
+	}
+	if res.NextCursor != "0:2:0" || !res.Truncated {
+		t.Errorf("NextCursor %q truncated %v, want 0:2:0 and true", res.NextCursor, res.Truncated)
+	}
+
+	// An absolute window replaces statsPeriod.
+	if _, err := b.SearchIssues(ctx, SearchIssuesInput{Start: "2026-05-01T00:00:00Z", End: "2026-05-02T12:30:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	last := fake.seen()[len(fake.seen())-1].Query()
+	if last.Get("start") != "2026-05-01T00:00:00" || last.Get("end") != "2026-05-02T12:30:00" || last.Has("statsPeriod") || last.Has("query") {
+		t.Errorf("absolute window sent as %v", last)
+	}
+}
+
+func TestSentryCursorPaginationAcrossThreePages(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	var ids, cursorsSent []string
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > 5 {
+			t.Fatal("pagination did not end")
+		}
+		res, err := b.SearchIssues(context.Background(), SearchIssuesInput{Cursor: cursor, Limit: 2})
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		for _, is := range res.Issues {
+			ids = append(ids, is.ID)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			if res.Truncated {
+				t.Error("last page marked truncated")
+			}
+			break
+		}
+	}
+	for _, u := range fake.seen() {
+		cursorsSent = append(cursorsSent, u.Query().Get("cursor"))
+	}
+	if diff := cmp.Diff([]string{"1001", "1002", "1003", "1004", "1005", "1006"}, ids); diff != "" {
+		t.Errorf("issues across pages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"", "0:2:0", "0:4:0"}, cursorsSent); diff != "" {
+		t.Errorf("cursors sent (-want +got):\n%s", diff)
+	}
+}
+
+func TestSentryLatestEventWithChainedException(t *testing.T) {
+	_, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	ev, err := b.GetEvent(context.Background(), GetEventInput{IssueID: "1002", MaxFrames: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	want := &Event{
+		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", IssueID: "1002", Project: "11",
+		Timestamp: "2026-05-02T14:03:10.456Z", Title: "*fmt.wrapError: load cart: cart missing",
+		Level: "error", Platform: "go", Culprit: "shop/cart in Load", Transaction: "GET /cart",
+		Release: "shop@1.4.2", Environment: "production",
+		Exceptions: []Exception{
+			{
+				Type: "*fmt.wrapError", Value: "load cart: cart missing", Mechanism: "generic", Handled: &yes,
+				Frames: []Frame{
+					{Function: "Load", Module: "shop/cart", File: "shop/cart/load.go", Line: 19, InApp: true,
+						Context: []ContextLine{
+							{Line: 16, Code: "func Load(ctx context.Context, user string) (*Cart, error) {"},
+							{Line: 17, Code: "\tc, ok := store[user]"},
+							{Line: 18, Code: "\tif !ok {"},
+							{Line: 19, Code: "\t\treturn nil, fmt.Errorf(\"load cart: %w\", errCartMissing)", Current: true},
+							{Line: 20, Code: "\t}"},
+							{Line: 21, Code: "\treturn c, nil"},
+							{Line: 22, Code: "}"},
+						},
+						Vars: map[string]string{"ok": "false", "user": "u-4821"}},
+					{Function: "(*Handler).ServeHTTP", Module: "shop/cart", File: "shop/cart/handler.go", Line: 41, InApp: true,
+						Context: []ContextLine{
+							{Line: 40, Code: "func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {"},
+							{Line: 41, Code: "\tcart, err := Load(r.Context(), userID(r))", Current: true},
+							{Line: 42, Code: "\tif err != nil {"},
+						},
+						Vars: map[string]string{"authorization": Redacted, "r": "<*http.Request>"}},
+					{Function: "(*conn).serve", Module: "net/http", File: "net/http/server.go", Line: 2092},
+				},
+				FramesOmitted: 1,
+			},
+			{Type: "*errors.errorString", Value: "cart missing", Mechanism: "chained", Handled: &yes},
+		},
+		Breadcrumbs: []Breadcrumb{
+			{Timestamp: "2026-05-02T14:03:09.900Z", Type: "http", Category: "http", Level: "info",
+				Data: map[string]string{"method": "GET", "status_code": "200", "url": "https://payments.example/v1/status?api_key=" + Redacted}},
+			{Timestamp: "2026-05-02T14:03:10.100Z", Type: "default", Category: "query", Level: "info", Message: "SELECT * FROM carts WHERE user_id = $1"},
+			{Timestamp: "2026-05-02T14:03:10.400Z", Type: "default", Category: "log", Level: "warning", Message: "login retry for ann password=" + Redacted},
+		},
+		Request: &Request{
+			Method: "GET", URL: "https://shop.example/cart",
+			Query:   map[string]string{"page": "2", "access_token": Redacted},
+			Headers: map[string]string{"Accept": "application/json", "Authorization": Redacted, "Cookie": Redacted, "User-Agent": "curl/8.5.0"},
+		},
+		User: &User{ID: "u-4821", Email: "ann@example.com", IP: "203.0.113.9"},
+		Tags: []Tag{
+			{Key: "environment", Value: "production"}, {Key: "level", Value: "error"}, {Key: "release", Value: "shop@1.4.2"},
+			{Key: "server_name", Value: "web-1"}, {Key: "session_id", Value: Redacted}, {Key: "tenant", Value: "acmegnp.exe"},
+			{Key: "transaction", Value: "GET /cart"},
+		},
+		Contexts: map[string]map[string]string{
+			"os":      {"name": "linux", "type": "os"},
+			"runtime": {"name": "go", "type": "runtime", "version": "go1.26.8"},
+			"trace":   {"span_id": "00f067aa0ba902b7", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "type": "trace"},
+		},
+		Extra: map[string]string{"cart_items": "3", "db_password": Redacted, "note": "retry with token=" + Redacted},
+	}
+	want.Cut("stack frames cut at maxFrames=3 (in-app frames kept first): call again with a larger maxFrames (up to 200) for more")
+	if diff := cmp.Diff(want, ev); diff != "" {
+		t.Errorf("event (-want +got):\n%s", diff)
+	}
+}
+
+func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	ctx := context.Background()
+	is, err := b.GetIssue(ctx, GetIssueInput{IssueID: "1001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, ts := range is.Tags {
+		keys = append(keys, fmt.Sprintf("%s:%d/%d", ts.Key, len(ts.TopValues), ts.TotalValues))
+	}
+	if diff := cmp.Diff([]string{"environment:2/1520", "release:3/1520", "server_name:2/1520", "browser:0/0"}, keys); diff != "" {
+		t.Errorf("tag summary, priority keys first (-want +got):\n%s", diff)
+	}
+	if is.Count != 1520 || is.Title != "*errors.errorString: card declined" {
+		t.Errorf("issue = %+v", is.Issue)
+	}
+
+	evs, err := b.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: "1002", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []EventSummary{
+		{ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", Timestamp: "2026-05-02T14:03:10.456Z", Title: "*fmt.wrapError: load cart: cart missing", Level: "error", Environment: "production", Release: "shop@1.4.2", User: "id:u-4821"},
+		{ID: "0c2d8e1f3a4b4c5d9e8f7a6b5c4d3e2f", Timestamp: "2026-05-02T13:58:01.000Z", Title: "*fmt.wrapError: load cart: cart missing", Level: "error", Environment: "staging", Release: "shop@1.4.1"},
+	}
+	if diff := cmp.Diff(want, evs.Events); diff != "" || evs.NextCursor != "" {
+		t.Errorf("events (cursor %q) (-want +got):\n%s", evs.NextCursor, diff)
+	}
+
+	tv, err := b.GetTagValues(ctx, GetTagValuesInput{IssueID: "1002", Key: "environment"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTV := &TagValueList{Key: "environment", TotalValues: 230, UniqueValues: 2, Values: []TagValue{
+		{Value: "production", Count: 200, FirstSeen: "2026-05-01T08:12:33.000Z", LastSeen: "2026-05-02T14:03:10.000Z"},
+		{Value: "staging", Count: 30, FirstSeen: "2026-05-01T09:00:00.000Z", LastSeen: "2026-05-02T13:58:01.000Z"},
+	}}
+	if diff := cmp.Diff(wantTV, tv); diff != "" {
+		t.Errorf("tag values (-want +got):\n%s", diff)
+	}
+	for _, u := range fake.seen() {
+		if strings.HasSuffix(u.Path, "/values/") && (u.Query().Get("sort") != "-count" || u.Query().Get("per_page") != "25") {
+			t.Errorf("tag values requested with %v, want sort=-count per_page=25", u.Query())
+		}
+	}
+
+	if _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "9999"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing issue: %v, want ErrNotFound", err)
+	}
+}
+
+func TestSentryRetriesAndRateLimits(t *testing.T) {
+	retryAt := time.Now().Add(2 * time.Hour).UTC().Truncate(time.Second)
+	cases := []struct {
+		name      string
+		responses []func(w http.ResponseWriter) // one per attempt; the last repeats
+		wantErr   error
+		wantMsg   string
+		wantCalls int
+	}{
+		{name: "429 then success", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) { w.Header().Set("Retry-After", "0"); w.WriteHeader(429) },
+			nil,
+		}, wantCalls: 2},
+		{name: "500 then success", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) { w.WriteHeader(500); w.Write([]byte(`{"detail":"Internal Error"}`)) },
+			nil,
+		}, wantCalls: 2},
+		{name: "502 until the attempts run out", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) { w.WriteHeader(502) },
+		}, wantErr: ErrUnavailable, wantMsg: "after 4 attempts", wantCalls: 4},
+		{name: "429 longer than the wait limit", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) { w.Header().Set("Retry-After", "3600"); w.WriteHeader(429) },
+		}, wantErr: ErrRateLimited, wantMsg: "retry after", wantCalls: 1},
+		{name: "429 with an HTTP date", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) {
+				w.Header().Set("Retry-After", retryAt.Format(http.TimeFormat))
+				w.WriteHeader(429)
+			},
+		}, wantErr: ErrRateLimited, wantMsg: "retry after " + retryAt.Format(time.RFC3339) + " (in 2h0m0s)", wantCalls: 1},
+		{name: "401 is a configuration error", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) { w.WriteHeader(401); w.Write([]byte(`{"detail":"Invalid token"}`)) },
+		}, wantErr: ErrConfig, wantMsg: "SENTRY_AUTH_TOKEN", wantCalls: 1},
+		{name: "403 names the scopes", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) {
+				w.WriteHeader(403)
+				w.Write([]byte(`{"detail":"You do not have permission to perform this action."}`))
+			},
+		}, wantErr: ErrConfig, wantMsg: "event:read", wantCalls: 1},
+		{name: "redirect is not followed", responses: []func(http.ResponseWriter){
+			func(w http.ResponseWriter) {
+				w.Header().Set("Location", "https://us.sentry.io/api/0/")
+				w.WriteHeader(302)
+			},
+		}, wantErr: ErrConfig, wantMsg: "https://us.sentry.io", wantCalls: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake, srv := newFakeSentry(t, "")
+			calls := 0
+			fake.setOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
+				i := min(calls, len(tc.responses)-1)
+				calls++
+				if tc.responses[i] == nil {
+					w.Write(fixture(t, "issue_1001.json"))
+					return
+				}
+				tc.responses[i](w)
+			})
+			var logs bytes.Buffer
+			b := newTestSentry(t, srv.URL, func(c *SentryConfig) {
+				c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			})
+			_, err := b.get(context.Background(), "get issue", []string{"organizations", "acme", "issues", "1001"}, nil, new(apiIssue))
+			if tc.wantErr == nil && err != nil {
+				t.Fatalf("err = %v, want success", err)
+			}
+			if tc.wantErr != nil && (!errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.wantMsg)) {
+				t.Fatalf("err = %v, want %v mentioning %q", err, tc.wantErr, tc.wantMsg)
+			}
+			if calls != tc.wantCalls {
+				t.Errorf("%d requests, want %d", calls, tc.wantCalls)
+			}
+			if err != nil && strings.Contains(err.Error(), fakeToken) || strings.Contains(logs.String(), fakeToken) {
+				t.Errorf("the token leaked into an error or a log line")
+			}
+			if logs.Len() == 0 {
+				t.Error("no debug log line per request")
+			}
+		})
+	}
+}
+
+func TestSentryHangingEndpointIsCutOffByTheDeadline(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	fake.setOverride("/api/0/organizations/acme/issues/1001/", hang)
+	b := newTestSentry(t, srv.URL, func(c *SentryConfig) {
+		c.CallTimeout, c.AttemptTimeout = 400*time.Millisecond, 150*time.Millisecond
+	})
+	_, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("err = %v, want ErrUnavailable naming the deadline", err)
+	}
+	if n := len(fake.seen()); n < 2 {
+		t.Errorf("%d attempts, want the timed-out attempt retried within the deadline", n)
+	}
+
+	// A timeout then an answer: the retry succeeds.
+	calls := 0
+	fake.setOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls == 1 {
+			hang(w, r)
+			return
+		}
+		w.Write(fixture(t, "issue_1001.json"))
+	})
+	b = newTestSentry(t, srv.URL, func(c *SentryConfig) { c.AttemptTimeout = 150 * time.Millisecond })
+	is, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
+	if err != nil || is.ID != "1001" {
+		t.Fatalf("timeout then success: %v, %v", is, err)
+	}
+}
+
+func TestSentryWrongTokenIsAClearConfigurationError(t *testing.T) {
+	_, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.Token = "sntrys_wrong_secret_value" })
+	_, err := b.SearchIssues(context.Background(), SearchIssuesInput{})
+	if !errors.Is(err, ErrConfig) {
+		t.Fatalf("err = %v, want ErrConfig", err)
+	}
+	for _, want := range []string{"401", "SENTRY_AUTH_TOKEN", "org:read", "project:read", "event:read"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "sntrys_wrong_secret_value") {
+		t.Error("error contains the token")
+	}
+}
+
+func TestSentrySelfHostedPathPrefix(t *testing.T) {
+	fake, srv := newFakeSentry(t, "/sentry")
+	for _, base := range []string{srv.URL + "/sentry/", srv.URL + "/sentry", srv.URL + "/sentry/api/0/"} {
+		b := newTestSentry(t, base)
+		if got, want := b.BaseURL(), srv.URL+"/sentry/"; got != want {
+			t.Errorf("BaseURL(%q) = %q, want %q", base, got, want)
+		}
+		is, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
+		if err != nil || is.ID != "1001" {
+			t.Fatalf("GetIssue via %s: %v", base, err)
+		}
+	}
+	for _, u := range fake.seen() {
+		if !strings.HasPrefix(u.Path, "/sentry/api/0/organizations/acme/issues/1001/") {
+			t.Errorf("request to %s, want it under /sentry/api/0/", u.Path)
+		}
+	}
+}
+
+func TestSentryOrganizationDefaultsAndProjects(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.Organization = "" })
+	ctx := context.Background()
+	ps, err := b.ListProjects(ctx, ListProjectsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &ProjectList{
+		Organizations: []Organization{{Slug: "acme", Name: "Acme Shop"}},
+		Projects: []Project{
+			{ID: "11", Slug: "backend", Name: "Backend", Platform: "go", Organization: "acme"},
+			{ID: "12", Slug: "storefront", Name: "Storefront", Platform: "javascript-react", Organization: "acme"},
+		},
+	}
+	if diff := cmp.Diff(want, ps); diff != "" {
+		t.Errorf("ListProjects (-want +got):\n%s", diff)
+	}
+	// With no organization configured, the only one the token sees is used.
+	if _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "1001"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SearchIssues(ctx, SearchIssuesInput{Project: []string{"no-such-project"}}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown project slug: %v, want ErrNotFound", err)
+	}
+	orgCalls := 0
+	for _, u := range fake.seen() {
+		if u.Path == "/api/0/organizations/" {
+			orgCalls++
+		}
+	}
+	if orgCalls != 1 {
+		t.Errorf("organizations listed %d times, want 1 (cached)", orgCalls)
+	}
+}
+
+func TestSentryConfigValidation(t *testing.T) {
+	cases := []struct {
+		base, want, wantErr string
+	}{
+		{base: "", want: "https://sentry.io/"},
+		{base: "https://sentry.io", want: "https://sentry.io/"},
+		{base: "us.sentry.io", want: "https://us.sentry.io/"},
+		{base: "https://de.sentry.io/api/0/", want: "https://de.sentry.io/"},
+		{base: "https://sentry.example.com/sentry/api/0", want: "https://sentry.example.com/sentry/"},
+		{base: "http://localhost:9000", want: "http://localhost:9000/"},
+		{base: "http://127.0.0.1:9000/", want: "http://127.0.0.1:9000/"},
+		{base: "http://[::1]:9000/", want: "http://[::1]:9000/"},
+		{base: "http://sentry.example.com", wantErr: "plain http"},
+		{base: "http://10.0.0.5:9000", wantErr: "plain http"},
+		{base: "https://user:pw@sentry.io", wantErr: "credentials"},
+		{base: "ftp://sentry.io", wantErr: "https"},
+		{base: "https://sentry.io/?x=1", wantErr: "query"},
+	}
+	for _, tc := range cases {
+		b, err := NewSentryBackend(SentryConfig{BaseURL: tc.base, Token: fakeToken})
+		switch {
+		case tc.wantErr != "":
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: err = %v, want ErrConfig mentioning %q", tc.base, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.base, err)
+		case b.BaseURL() != tc.want:
+			t.Errorf("%q: BaseURL %q, want %q", tc.base, b.BaseURL(), tc.want)
+		}
+	}
+	for _, tok := range []string{"", "abc def", "abc\nX-Injected: 1"} {
+		_, err := NewSentryBackend(SentryConfig{Token: tok})
+		if !errors.Is(err, ErrConfig) || (tok != "" && strings.Contains(err.Error(), tok)) {
+			t.Errorf("token %q: err = %v, want ErrConfig without the token", tok, err)
+		}
+	}
+}
+
+func TestSentryRefusesBadArgumentsBeforeAnyRequest(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"path in issue id": func() error { _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "../../admin"}); return err },
+		"bad event id":     func() error { _, err := b.GetEvent(ctx, GetEventInput{IssueID: "1", EventID: "zzz"}); return err },
+		"bad period":       func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "yesterday"}); return err },
+		"period and start": func() error {
+			_, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1d", Start: "2026-01-01", End: "2026-01-02"})
+			return err
+		},
+		"limit too big": func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Limit: 1000}); return err },
+		"bad sort":      func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Sort: "random"}); return err },
+		"bad cursor":    func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Cursor: "a b&c"}); return err },
+		"bad tag key":   func() error { _, err := b.GetTagValues(ctx, GetTagValuesInput{IssueID: "1", Key: "a/b"}); return err },
+		"too many frames": func() error {
+			_, err := b.GetEvent(ctx, GetEventInput{IssueID: "1", MaxFrames: 500})
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
+		}
+	}
+	if n := len(fake.seen()); n != 0 {
+		t.Errorf("%d requests sent for invalid arguments, want 0", n)
+	}
+}

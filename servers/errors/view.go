@@ -1,0 +1,407 @@
+package errorserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// Size caps, in bytes, for each kind of text shown to a model. They keep one event to
+// a few tens of kilobytes however large the SDK's payload was.
+const (
+	capTitle       = 500
+	capMessage     = 8 << 10
+	capExcValue    = 4 << 10
+	capName        = 300 // types, functions, modules, files, tag and context values
+	capCodeLine    = 300
+	capVarValue    = 300
+	capCrumbText   = 1 << 10
+	capHeaderValue = 500
+	capBody        = 4 << 10
+	capExtraValue  = 1 << 10
+
+	maxContextFrames = 5  // in-app frames that get source lines
+	maxContextLines  = 11 // per frame: the line and 5 either side
+	maxVarFrames     = 3  // in-app frames that get variables
+	maxVars          = 20
+	maxCrumbData     = 10
+	maxHeaders       = 30
+	maxQuery         = 30
+	maxTags          = 100
+	maxContexts      = 10
+	maxContextKeys   = 15
+	maxExtra         = 30
+	maxExceptions    = 10
+)
+
+// viewer turns untrusted event data into display values and remembers what it cut.
+type viewer struct {
+	textCut bool
+	hints   []string
+}
+
+// text strips invisible and bidirectional characters and caps s at max bytes.
+func (v *viewer) text(s string, max int) string {
+	out, cut := mcpkit.CleanText(s, max)
+	if cut {
+		v.textCut = true
+	}
+	return out
+}
+
+// secretText is text that may hold inline secrets: redacted, then cleaned.
+func (v *viewer) secretText(s string, max int) string { return v.text(RedactText(s), max) }
+
+// jsonText renders a decoded JSON value (already redacted) compactly for display.
+func (v *viewer) jsonText(x any, max int) string {
+	if s, ok := x.(string); ok {
+		b, _ := json.Marshal(s)
+		return v.text(string(b), max)
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return v.text(fmt.Sprint(x), max)
+	}
+	return v.text(string(b), max)
+}
+
+func (v *viewer) finish(t *mcpkit.Truncation) {
+	if v.textCut {
+		v.hints = append(v.hints, "some long texts were cut at fixed sizes")
+	}
+	if len(v.hints) > 0 {
+		var uniq []string
+		for _, h := range v.hints {
+			if !slices.Contains(uniq, h) {
+				uniq = append(uniq, h)
+			}
+		}
+		t.Cut(strings.Join(uniq, "; "))
+	}
+}
+
+// fmtTime renders a time for a tool result: RFC 3339 in UTC with milliseconds.
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+type viewOptions struct {
+	MaxFrames      int
+	MaxBreadcrumbs int
+}
+
+// resolveViewOptions validates GetEventInput's caps and applies defaults.
+func resolveViewOptions(in GetEventInput) (viewOptions, error) {
+	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs}
+	if o.MaxFrames < 0 || o.MaxFrames > MaxFrames {
+		return o, fmt.Errorf("%w: maxFrames %d is out of range: give 1 to %d (0 means %d)", ErrInvalidInput, o.MaxFrames, MaxFrames, DefaultMaxFrames)
+	}
+	if o.MaxFrames == 0 {
+		o.MaxFrames = DefaultMaxFrames
+	}
+	if o.MaxBreadcrumbs < 0 || o.MaxBreadcrumbs > MaxBreadcrumbs {
+		return o, fmt.Errorf("%w: maxBreadcrumbs %d is out of range: give 0 to %d (0 means %d)", ErrInvalidInput, o.MaxBreadcrumbs, MaxBreadcrumbs, DefaultMaxBreadcrumbs)
+	}
+	if o.MaxBreadcrumbs == 0 {
+		o.MaxBreadcrumbs = DefaultMaxBreadcrumbs
+	}
+	return o, nil
+}
+
+// viewEvent builds the tool result for one event.
+func viewEvent(e *eventData, opt viewOptions) *Event {
+	v := &viewer{}
+	out := &Event{
+		ID:          v.text(e.ID, capName),
+		IssueID:     v.text(e.IssueID, capName),
+		Project:     v.text(e.Project, capName),
+		Timestamp:   fmtTime(e.Timestamp),
+		Title:       v.secretText(e.Title, capTitle),
+		Message:     v.secretText(e.Message, capMessage),
+		Level:       v.text(e.Level, capName),
+		Platform:    v.text(e.Platform, capName),
+		Culprit:     v.text(e.Culprit, capName),
+		Transaction: v.text(e.Transaction, capName),
+		Release:     v.text(firstNonEmpty(e.Release, e.tag("release")), capName),
+		Environment: v.text(firstNonEmpty(e.Environment, e.tag("environment")), capName),
+	}
+	excs := e.Exceptions
+	if len(excs) > maxExceptions {
+		// Keep the outermost ones: they are what was reported.
+		excs = excs[len(excs)-maxExceptions:]
+		v.hints = append(v.hints, fmt.Sprintf("exception chain cut to the outermost %d", maxExceptions))
+	}
+	framesCut := false
+	for i := len(excs) - 1; i >= 0; i-- {
+		x := excs[i]
+		frames, omitted := v.frames(x.Frames, opt.MaxFrames)
+		framesCut = framesCut || omitted > 0
+		out.Exceptions = append(out.Exceptions, Exception{
+			Type:          v.text(x.Type, capName),
+			Value:         v.secretText(x.Value, capExcValue),
+			Module:        v.text(x.Module, capName),
+			Mechanism:     v.text(x.Mechanism, capName),
+			Handled:       x.Handled,
+			Frames:        frames,
+			FramesOmitted: omitted,
+		})
+	}
+	if len(e.Stacktrace) > 0 {
+		out.Stacktrace, out.FramesOmitted = v.frames(e.Stacktrace, opt.MaxFrames)
+		framesCut = framesCut || out.FramesOmitted > 0
+	}
+	if framesCut {
+		v.hints = append(v.hints, fmt.Sprintf("stack frames cut at maxFrames=%d (in-app frames kept first): call again with a larger maxFrames (up to %d) for more", opt.MaxFrames, MaxFrames))
+	}
+	crumbs := e.Breadcrumbs
+	if len(crumbs) > opt.MaxBreadcrumbs {
+		out.BreadcrumbsOmitted = len(crumbs) - opt.MaxBreadcrumbs
+		crumbs = crumbs[len(crumbs)-opt.MaxBreadcrumbs:]
+		v.hints = append(v.hints, fmt.Sprintf("older breadcrumbs left out at maxBreadcrumbs=%d: call again with up to %d", opt.MaxBreadcrumbs, MaxBreadcrumbs))
+	}
+	for _, b := range crumbs {
+		out.Breadcrumbs = append(out.Breadcrumbs, Breadcrumb{
+			Timestamp: fmtTime(b.Timestamp),
+			Type:      v.text(b.Type, capName),
+			Category:  v.text(b.Category, capName),
+			Level:     v.text(b.Level, capName),
+			Message:   v.secretText(b.Message, capCrumbText),
+			Data:      v.anyMap(b.Data, maxCrumbData, capVarValue),
+		})
+	}
+	out.Request = v.request(e.Request)
+	if u := e.User; u != nil && *u != (userData{}) {
+		out.User = &User{ID: v.text(u.ID, capName), Username: v.text(u.Username, capName), Email: v.text(u.Email, capName), IP: v.text(u.IP, capName)}
+	}
+	tags := redactPairs(e.Tags)
+	sort.SliceStable(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
+	if len(tags) > maxTags {
+		tags = tags[:maxTags]
+		v.hints = append(v.hints, fmt.Sprintf("tags cut to the first %d by key", maxTags))
+	}
+	for _, t := range tags {
+		out.Tags = append(out.Tags, Tag{Key: v.text(t.Key, capName), Value: v.text(t.Value, capName)})
+	}
+	out.Contexts = v.contexts(e.Contexts)
+	out.Extra = v.anyMap(e.Extra, maxExtra, capExtraValue)
+	v.finish(&out.Truncation)
+	return out
+}
+
+// orderFrames puts in-app frames first and, within each group, the innermost call
+// (where the error was raised) first. Input is in protocol order (outermost first).
+func orderFrames(frames []frameData) []frameData {
+	out := make([]frameData, 0, len(frames))
+	for i := len(frames) - 1; i >= 0; i-- {
+		if frames[i].InApp {
+			out = append(out, frames[i])
+		}
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		if !frames[i].InApp {
+			out = append(out, frames[i])
+		}
+	}
+	return out
+}
+
+func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
+	if len(in) == 0 {
+		return nil, 0
+	}
+	ordered := orderFrames(in)
+	omitted := 0
+	if len(ordered) > max {
+		omitted = len(ordered) - max
+		ordered = ordered[:max]
+	}
+	out := make([]Frame, 0, len(ordered))
+	inApp := 0
+	for _, f := range ordered {
+		fr := Frame{
+			Function: v.text(f.Function, capName),
+			Module:   v.text(f.Module, capName),
+			File:     v.text(firstNonEmpty(f.Filename, f.AbsPath), capName),
+			Line:     f.Line,
+			Column:   f.Column,
+			InApp:    f.InApp,
+		}
+		if f.InApp {
+			if inApp < maxContextFrames {
+				fr.Context = v.context(f.Context, f.Line)
+			}
+			if inApp < maxVarFrames {
+				fr.Vars = v.anyMap(f.Vars, maxVars, capVarValue)
+			}
+			inApp++
+		}
+		out = append(out, fr)
+	}
+	return out, omitted
+}
+
+// context keeps at most maxContextLines source lines centred on the frame's line.
+func (v *viewer) context(lines []contextLine, current int) []ContextLine {
+	if len(lines) == 0 {
+		return nil
+	}
+	at := slices.IndexFunc(lines, func(l contextLine) bool { return l.Line == current })
+	lo, hi := 0, len(lines)
+	if len(lines) > maxContextLines {
+		if at < 0 {
+			at = len(lines) / 2
+		}
+		lo = max(0, at-maxContextLines/2)
+		hi = min(len(lines), lo+maxContextLines)
+		lo = max(0, hi-maxContextLines)
+	}
+	out := make([]ContextLine, 0, hi-lo)
+	for _, l := range lines[lo:hi] {
+		out = append(out, ContextLine{Line: l.Line, Code: v.secretText(l.Code, capCodeLine), Current: l.Line == current && current != 0})
+	}
+	return out
+}
+
+// anyMap renders a map of decoded JSON values: keys sorted, secret-looking keys
+// redacted at any depth, values as compact JSON text (strings as themselves).
+func (v *viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > maxKeys {
+		keys = keys[:maxKeys]
+		v.hints = append(v.hints, fmt.Sprintf("maps cut to their first %d keys", maxKeys))
+	}
+	out := make(map[string]string, len(keys))
+	for _, k := range keys {
+		val := redactAny(k, m[k])
+		if s, ok := val.(string); ok {
+			out[v.text(k, capName)] = v.text(s, capValue)
+		} else {
+			out[v.text(k, capName)] = v.jsonText(val, capValue)
+		}
+	}
+	return out
+}
+
+func (v *viewer) pairs(in []tagPair, maxN, capValue int) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	in = redactPairs(in)
+	out := map[string]string{}
+	for _, p := range in {
+		k := v.text(p.Key, capName)
+		if _, dup := out[k]; !dup && len(out) >= maxN {
+			v.hints = append(v.hints, fmt.Sprintf("request headers or query cut at %d entries", maxN))
+			break
+		}
+		val := v.text(p.Value, capValue)
+		if prev, dup := out[k]; dup {
+			val = v.text(prev+", "+val, capValue)
+		}
+		out[k] = val
+	}
+	return out
+}
+
+func (v *viewer) request(r *requestData) *Request {
+	if r == nil {
+		return nil
+	}
+	u, urlQuery := redactURL(r.URL)
+	q := r.Query
+	if len(q) == 0 {
+		q = urlQuery
+	}
+	out := &Request{
+		Method:  v.text(r.Method, capName),
+		URL:     v.text(u, capName*2),
+		Query:   v.pairs(q, maxQuery, capVarValue),
+		Headers: v.pairs(r.Headers, maxHeaders, capHeaderValue),
+		Data:    v.body(r.Data),
+	}
+	if out.Method == "" && out.URL == "" && len(out.Query) == 0 && len(out.Headers) == 0 && out.Data == "" {
+		return nil
+	}
+	return out
+}
+
+// body renders a request body: structured data is redacted by key; a string is parsed
+// as JSON or a form if it is one, and otherwise redacted as free text.
+func (v *viewer) body(d any) string {
+	switch x := d.(type) {
+	case nil:
+		return ""
+	case string:
+		var parsed any
+		if err := json.Unmarshal([]byte(x), &parsed); err == nil {
+			if _, isObj := parsed.(map[string]any); isObj {
+				return v.jsonText(redactAny("", parsed), capBody)
+			}
+			if _, isArr := parsed.([]any); isArr {
+				return v.jsonText(redactAny("", parsed), capBody)
+			}
+		}
+		if strings.Contains(x, "=") && !strings.ContainsAny(x, " \n{") {
+			var parts []string
+			for _, p := range redactQueryString(x) {
+				parts = append(parts, p.Key+"="+p.Value)
+			}
+			return v.text(strings.Join(parts, "&"), capBody)
+		}
+		return v.secretText(x, capBody)
+	default:
+		return v.jsonText(redactAny("", x), capBody)
+	}
+}
+
+func (v *viewer) contexts(in map[string]ctxData) map[string]map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(in))
+	for k := range in {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) > maxContexts {
+		names = names[:maxContexts]
+		v.hints = append(v.hints, fmt.Sprintf("contexts cut to the first %d", maxContexts))
+	}
+	out := map[string]map[string]string{}
+	for _, n := range names {
+		if IsSecretKey(n) {
+			continue
+		}
+		if m := v.anyMap(in[n], maxContextKeys, capName); len(m) > 0 {
+			out[v.text(n, capName)] = m
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
