@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
+)
+
+// The benchmarks compare Query with pgx used directly on the same pool, so the ratio
+// of their ns/op is this layer's overhead (one round trip each: BEGIN READ ONLY,
+// SET LOCAL, the statement, ROLLBACK and the cleanup check are pipelined).
+// Run: go test -run '^$' -bench . -benchmem
+
+const oneRowSQL = "SELECT 42::int4 AS n, 'hello'::text AS s"
+
+func benchDB(b *testing.B, opts Options) *DB {
+	d := pgtest.NewDatabase(b)
+	opts.MaxConns = 1
+	return openDB(b, d.URL, opts)
+}
+
+// BenchmarkQueryOneRow is one small query through Query.
+func BenchmarkQueryOneRow(b *testing.B) {
+	db := benchDB(b, Options{})
+	ctx := context.Background()
+	cpu := serverCPU(b, db)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := db.Query(ctx, oneRowSQL, nil)
+		if err != nil || res.RowCount != 1 {
+			b.Fatal(res, err)
+		}
+	}
+	cpu()
+}
+
+// BenchmarkPgxDirectOneRow is the same statement through pgx's pool, the baseline.
+func BenchmarkPgxDirectOneRow(b *testing.B) {
+	db := benchDB(b, Options{})
+	ctx := context.Background()
+	cpu := serverCPU(b, db)
+	b.ReportAllocs()
+	for b.Loop() {
+		var n int32
+		var s string
+		if err := db.Pool().QueryRow(ctx, oneRowSQL).Scan(&n, &s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu()
+}
+
+// serverCPU reports, as server-µs/op, the CPU time the PostgreSQL backend serving the
+// pool's only connection spent per operation (from /proc, so only for a server on
+// this machine). Unlike ns/op it hardly moves when other processes load the machine.
+func serverCPU(b *testing.B, db *DB) (report func()) {
+	var pid int32
+	if err := db.Pool().QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		b.Fatal(err)
+	}
+	read := func() (time.Duration, bool) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(int(pid)) + "/stat")
+		if err != nil {
+			return 0, false
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(utime+stime) * 10 * time.Millisecond, true // USER_HZ is 100 on Linux
+	}
+	start, ok := read()
+	return func() {
+		if end, ok2 := read(); ok && ok2 && b.N > 0 {
+			b.ReportMetric(float64((end-start).Microseconds())/float64(b.N), "server-µs/op")
+		}
+	}
+}
+
+// BenchmarkQueryCapped10M asks for 10 million rows with the default 1000-row cap:
+// the server stops at the cap (portal row limit), so the cost per call is that of
+// 1000 rows. Reports rows/s delivered.
+func BenchmarkQueryCapped10M(b *testing.B) {
+	db := benchDB(b, Options{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	rows := 0
+	for b.Loop() {
+		res, err := db.Query(ctx, "SELECT generate_series(1, 10000000) AS n, 'row' AS label", nil)
+		if err != nil || !res.Truncated {
+			b.Fatal(res, err)
+		}
+		rows += res.RowCount
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkPgxDirectCapped10M is the naive way: pgx rows, stop after 1000 and close.
+// Closing drains the other 9,999,000 rows from the server.
+func BenchmarkPgxDirectCapped10M(b *testing.B) {
+	db := benchDB(b, Options{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	total := 0
+	for b.Loop() {
+		rows, err := db.Pool().Query(ctx, "SELECT generate_series(1, 10000000) AS n, 'row' AS label")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			if n++; n == 1000 {
+				break
+			}
+		}
+		rows.Close()
+		if rows.Err() != nil {
+			b.Fatal(rows.Err())
+		}
+		total += n
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,258 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// How a read is made safe, in one round trip (see pipeline):
+//
+//  1. BEGIN READ ONLY: PostgreSQL itself refuses every write in the transaction.
+//  2. SET LOCAL statement_timeout (via set_config(..., true)), plus output formats.
+//  3. Parse of the caller's SQL with the extended protocol: PostgreSQL rejects a
+//     string holding more than one statement.
+//  4. The gate: Parse of "EXPLAIN " + SQL, which only succeeds for a plannable
+//     statement (SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE, …). The
+//     server's own grammar decides, so COPY … TO PROGRAM, DO, CALL, SET, PREPARE,
+//     LISTEN, VACUUM and transaction control never execute, whatever the spelling.
+//  5. Bind, Execute with a row limit: the server stops producing rows at the cap.
+//  6. ROLLBACK, always: settings changed with set_config(…, false) inside the
+//     transaction are undone with it.
+//  7. A check outside the transaction: session advisory locks are released, and if a
+//     SQL prepared statement (which survives a rollback) is found, the connection is
+//     discarded and the call fails.
+//
+// Any error, cancellation or unexpected state closes the connection rather than
+// returning it to the pool.
+
+// setupSQL sets, for this transaction only, the statement timeout and, where the
+// session's defaults differ from what the value decoders expect, the output formats
+// (DateStyle ISO, bytea_output hex, extra_float_digits 1). Which settings are needed is
+// decided once per connection, from its settings at connect time (ALTER ROLE/DATABASE
+// SET included), so the common case sets the timeout alone.
+func setupSQL(dateStyle, byteaOutput string, extraFloatDigits int) string {
+	sql := "SELECT pg_catalog.set_config('statement_timeout', $1, true)"
+	if !strings.HasPrefix(dateStyle, "ISO") {
+		sql += ", pg_catalog.set_config('DateStyle', 'ISO', true)" // the output part only; the field order stays
+	}
+	if byteaOutput != "hex" {
+		sql += ", pg_catalog.set_config('bytea_output', 'hex', true)"
+	}
+	if extraFloatDigits < 1 {
+		sql += ", pg_catalog.set_config('extra_float_digits', '1', true)"
+	}
+	return sql
+}
+
+// checkSQL runs after the transaction ended. It releases session advisory locks (the
+// one kind of session state a read-only statement can create that a rollback keeps
+// and that is cheap to undo) and reports SQL-level prepared statements, which also
+// survive a rollback (the gate stops PREPARE itself; this catches one made through a
+// function's dynamic SQL). Holdable cursors, LISTEN and settings need no check: a
+// rollback drops or undoes them (the bypass corpus verifies all of these).
+const checkSQL = `SELECT pg_catalog.pg_advisory_unlock_all(),
+ CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql) THEN 'prepared statements' ELSE '' END`
+
+// Names of server-side prepared statements. The setup and the check are prepared once
+// per connection (see prepareConn) so each call only binds and executes them; the
+// gate's statement is parsed per call and closed again in the same round trip.
+const (
+	setupName = "mcpkit_setup"
+	checkName = "mcpkit_check"
+	gateName  = "mcpkit_gate"
+)
+
+// prepareConn prepares the setup and check statements on a new connection.
+func prepareConn(ctx context.Context, c *pgx.Conn) error {
+	var dateStyle, byteaOutput string
+	var extraFloatDigits int
+	err := c.QueryRow(ctx, `SELECT current_setting('DateStyle'), current_setting('bytea_output'), current_setting('extra_float_digits')::int`).
+		Scan(&dateStyle, &byteaOutput, &extraFloatDigits)
+	if err != nil {
+		return fmt.Errorf("reading the connection's output settings: %w", err)
+	}
+	if _, err := c.Prepare(ctx, setupName, setupSQL(dateStyle, byteaOutput, extraFloatDigits)); err != nil {
+		return fmt.Errorf("preparing the per-call setup: %w", err)
+	}
+	if _, err := c.Prepare(ctx, checkName, checkSQL); err != nil {
+		return fmt.Errorf("preparing the per-call check: %w", err)
+	}
+	return nil
+}
+
+// readSpec describes one read.
+type readSpec struct {
+	sql     string   // the caller's SQL
+	exec    string   // what is executed, when it is not sql itself (EXPLAIN … + sql)
+	offset  int      // characters exec adds in front of sql, for error positions
+	gate    bool     // require sql to be a plannable statement (step 4)
+	params  [][]byte // text params, nil for NULL
+	maxRows int      // portal row limit, 0 for all
+}
+
+// read runs spec in a read-only, rolled-back transaction and feeds the results to c.
+func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
+	ctx, cancel := db.callContext(ctx)
+	defer cancel()
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return db.connError(err)
+	}
+	pc := conn.Conn().PgConn()
+	stopWatch := watchContext(ctx, pc)
+	healthy := false
+	defer func() {
+		if cancelled := stopWatch(); cancelled || !healthy {
+			discard(conn)
+			return
+		}
+		conn.Release()
+	}()
+
+	p := newPipeline(pc)
+	p.run(stepBegin, "BEGIN READ ONLY")
+	p.runPrepared(stepSetup, setupName, db.timeoutSetting())
+	if spec.exec != "" {
+		p.parse(stepUserParse, "", spec.sql)
+		p.parse(stepMainParse, "", spec.exec)
+	} else {
+		p.parse(stepMainParse, "", spec.sql)
+	}
+	if spec.gate {
+		p.parse(stepGateParse, gateName, "EXPLAIN "+spec.sql)
+		p.closeStatement(stepGateClose, gateName)
+	}
+	p.bind(stepBind, "", spec.params)
+	p.describePortal(stepDescribe)
+	p.execute(stepExecute, uint32(spec.maxRows))
+	p.run(stepEnd, "ROLLBACK")
+	p.runPrepared(stepCheck, checkName)
+	p.sync()
+
+	r, err := p.roundTrip(pc, c)
+	var tooBig *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooBig) && c.cols != nil {
+		// A row too large to read: keep the rows before it. The connection, in the
+		// middle of the message, is discarded (which also ends the transaction).
+		c.truncated = true
+		c.bigRow = true
+		return nil
+	}
+	if err != nil {
+		return db.brokenError(ctx, err, spec)
+	}
+	if r.err != nil || r.txStatus != 'I' || !c.checked {
+		// The server skipped the rest after an error: end the transaction and check.
+		p.run(stepEnd, "ROLLBACK")
+		p.runPrepared(stepCheck, checkName)
+		p.sync()
+		r2, err := p.roundTrip(pc, c)
+		if err != nil || r2.err != nil {
+			if r.err != nil {
+				return db.statementError(r, spec)
+			}
+			return db.brokenError(ctx, errors.Join(err, pgErrOrNil(r2.err)), spec)
+		}
+		r.txStatus = r2.txStatus
+	}
+	if ctx.Err() != nil && r.err == nil {
+		return db.brokenError(ctx, ctx.Err(), spec)
+	}
+	if c.leftover != "" {
+		return &RejectError{Reason: fmt.Sprintf("the statement left session state behind (%s); this server keeps no state "+
+			"between calls, so the connection was discarded and the result withheld", c.leftover)}
+	}
+	if r.err != nil && (r.errStep == stepSetup || r.errStep == stepBegin) {
+		// Our own statements failed (e.g. a prepared statement is gone): do not reuse.
+		return newSQLError(r.err, "", 0, r.errStep, db.opts.StatementTimeout)
+	}
+	if !c.checked || r.txStatus != 'I' {
+		return &errBroken{fmt.Errorf("connection not idle after the call (status %q)", r.txStatus)}
+	}
+	healthy = true
+	if r.err != nil {
+		return db.statementError(r, spec)
+	}
+	if len(c.unknown) > 0 {
+		if err := db.resolveTypes(ctx, conn, c); err != nil {
+			healthy = false
+			return err
+		}
+	}
+	return nil
+}
+
+// statementError turns the server's error into what the caller should see.
+func (db *DB) statementError(r reply, spec readSpec) error {
+	switch {
+	case r.errStep == stepGateParse:
+		return &RejectError{Reason: reasonNotAQuery}
+	case r.errStep == stepMainParse && spec.exec != "" && r.err.Code == "42601":
+		return &RejectError{Reason: reasonNotExplainable}
+	}
+	offset := spec.offset // the prefix is only in what stepMainParse and later ran
+	if r.errStep == stepUserParse {
+		offset = 0
+	}
+	return newSQLError(r.err, spec.sql, offset, r.errStep, db.opts.StatementTimeout)
+}
+
+// brokenError reports a call whose connection failed: a server error that closed it
+// (a FATAL, such as pg_terminate_backend), a cancellation, or an I/O error.
+func (db *DB) brokenError(ctx context.Context, err error, spec readSpec) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return newSQLError(pe, spec.sql, spec.offset, stepExecute, db.opts.StatementTimeout)
+	}
+	var tooBig *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooBig) {
+		return &RejectError{Reason: fmt.Sprintf("a value returned is %d bytes, more than this server reads (%d)", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen)}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the call did not finish within its time limit (statement timeout %s plus grace); "+
+			"PostgreSQL did not answer in time: %w", db.opts.StatementTimeout, err)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("the call was cancelled: %w", ctx.Err())
+	}
+	return fmt.Errorf("connection to PostgreSQL at %s failed during the call; the next call uses a new connection: %w", db.target, err)
+}
+
+// connError reports a failure to get a connection.
+func (db *DB) connError(err error) error {
+	return fmt.Errorf("cannot get a connection to PostgreSQL at %s: %s", db.target, connectErrorText(err))
+}
+
+func pgErrOrNil(pe *pgconn.PgError) error {
+	if pe == nil {
+		return nil
+	}
+	return pe
+}
+
+// discard closes a connection instead of returning it to the pool.
+func discard(conn *pgxpool.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn.Conn().Close(ctx)
+	conn.Release() // the pool sees it closed and destroys it
+}
+
+// checkStatementText rejects SQL the protocol cannot carry or that is empty.
+func checkStatementText(sql string) error {
+	if strings.TrimSpace(sql) == "" {
+		return &RejectError{Reason: "sql is empty: pass one SQL statement"}
+	}
+	if strings.IndexByte(sql, 0) >= 0 {
+		return &RejectError{Reason: "sql contains a NUL byte, which PostgreSQL cannot accept in statement text"}
+	}
+	return nil
+}
