@@ -1,0 +1,323 @@
+package filesystem
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+const (
+	// DefaultReadBytes is how much text one read returns when maxBytes is not given.
+	DefaultReadBytes = 128 << 10
+	// MaxReadBytes is the largest maxBytes a read accepts.
+	MaxReadBytes = 4 << 20
+	// cheapCountBytes: files up to this size get exact line numbers even when the read
+	// stops early, because counting their lines costs little.
+	cheapCountBytes = 8 << 20
+	readBufferSize  = 64 << 10
+)
+
+// ReadTextFileInput selects part of a text file: a line range (offset and limit), the
+// first lines (head) or the last lines (tail), always bounded by maxBytes.
+type ReadTextFileInput struct {
+	Path     string `json:"path" jsonschema:"description=File to read: absolute inside an allowed directory or relative to the first one"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"description=Number of lines to skip before the first line returned (0-based index of that line),minimum=0"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"description=Maximum number of lines to return; 0 means as many as fit in maxBytes,minimum=0"`
+	Head     int    `json:"head,omitempty" jsonschema:"description=Return only the first N lines (same as offset 0 with limit N),minimum=0"`
+	Tail     int    `json:"tail,omitempty" jsonschema:"description=Return only the last N lines; reads only the end of the file,minimum=0"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"description=Cap on the returned text in bytes (default 131072; at most 4194304),minimum=0,maximum=4194304"`
+}
+
+// ReadTextFileOutput is a part of a text file decoded to UTF-8 with "\n" line breaks.
+type ReadTextFileOutput struct {
+	Path          string `json:"path" jsonschema:"description=Absolute path of the file"`
+	Content       string `json:"content" jsonschema:"description=The text; CRLF line breaks are shown as LF (see lineEnding)"`
+	Encoding      string `json:"encoding" jsonschema:"description=Encoding the file was decoded from,enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
+	LineEnding    string `json:"lineEnding" jsonschema:"description=Line breaks used at the start of the file,enum=lf,enum=crlf,enum=mixed,enum=none"`
+	StartLine     int    `json:"startLine,omitempty" jsonschema:"description=1-based number of the first line returned; absent when not cheaply known (tail of a large file)"`
+	EndLine       int    `json:"endLine,omitempty" jsonschema:"description=1-based number of the last line returned; absent when not known"`
+	LinesReturned int    `json:"linesReturned" jsonschema:"description=Number of lines in content"`
+	TotalLines    int    `json:"totalLines,omitempty" jsonschema:"description=Number of lines in the file; absent when not cheaply known"`
+	NextOffset    int    `json:"nextOffset,omitempty" jsonschema:"description=Pass as offset to read the lines that follow; absent at the end of the file"`
+	Size          int64  `json:"size" jsonschema:"description=File size in bytes"`
+	Sanitized     bool   `json:"sanitized,omitempty" jsonschema:"description=True when invisible or control characters were removed from content for safety"`
+	Note          string `json:"note,omitempty" jsonschema:"description=Remarks about decoding (for example a Latin-1 fallback)"`
+	mcpkit.Truncation
+}
+
+// ReadTextFile returns part of a text file. It never loads more of the file than the
+// answer needs: offsets stream through a fixed buffer, tail reads the file backwards in
+// blocks, and output stops at maxBytes without splitting a character. Encodings: UTF-8
+// (with or without BOM) and UTF-16 LE/BE with a BOM are decoded; a file that is not
+// valid UTF-8 but not binary is decoded as Latin-1 and the note says so; binary files
+// are refused with the byte offset of the first invalid byte.
+func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTextFileOutput, error) {
+	maxBytes, err := checkReadArgs(in)
+	if err != nil {
+		return ReadTextFileOutput{}, err
+	}
+	root, rel, display, err := rs.resolveDisplay(in.Path)
+	if err != nil {
+		return ReadTextFileOutput{}, err
+	}
+	f, size, err := rs.openRegular(root, rel, display)
+	if err != nil {
+		return ReadTextFileOutput{}, err
+	}
+	defer f.Close()
+
+	sample := make([]byte, min(size, sniffSize))
+	n, _ := f.ReadAt(sample, 0)
+	sample = sample[:n]
+	sn := sniffEncoding(sample, int64(n) >= size)
+	if sn.binary {
+		return ReadTextFileOutput{}, describeNotText(display, sn)
+	}
+	out := ReadTextFileOutput{
+		Path:       display,
+		Encoding:   sn.enc.String(),
+		LineEnding: lineEndingOf([]byte(decodeText(sample, sn.enc))),
+		Size:       size,
+	}
+	if sn.enc == encLatin1 {
+		out.Note = fmt.Sprintf("not valid UTF-8 at byte %d; decoded as Latin-1 (ISO-8859-1), and edits keep that encoding", sn.invalidAt)
+	}
+
+	var content []byte
+	if in.Tail > 0 {
+		content, err = readTail(ctx, f, sn.enc, size, in.Tail, maxBytes, &out)
+	} else {
+		offset, limit := in.Offset, in.Limit
+		if in.Head > 0 {
+			offset, limit = 0, in.Head
+		}
+		content, err = readForward(ctx, f, sn.enc, size, offset, limit, maxBytes, &out)
+	}
+	if err != nil {
+		return ReadTextFileOutput{}, fmt.Errorf("%s: %w", display, err)
+	}
+	if (sn.enc == encUTF8 || sn.enc == encUTF8BOM) && !utf8.Valid(content) {
+		out.Note = joinNote(out.Note, fmt.Sprintf("the returned text has bytes that are not valid UTF-8 (beyond the first %d bytes checked); they are shown as U+FFFD", sniffSize))
+	}
+	text := string(content)
+	clean := mcpkit.SanitizeText(text)
+	out.Sanitized = clean != text && utf8.ValidString(text)
+	out.Content = clean
+	return out, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func checkReadArgs(in ReadTextFileInput) (int, error) {
+	switch {
+	case in.Offset < 0 || in.Limit < 0 || in.Head < 0 || in.Tail < 0 || in.MaxBytes < 0:
+		return 0, errors.New("offset, limit, head, tail and maxBytes must not be negative")
+	case in.MaxBytes > MaxReadBytes:
+		return 0, fmt.Errorf("maxBytes %d is over the limit of %d; read in parts with offset and limit", in.MaxBytes, MaxReadBytes)
+	case in.Head > 0 && in.Tail > 0:
+		return 0, errors.New("give either head or tail, not both")
+	case in.Tail > 0 && (in.Offset > 0 || in.Limit > 0):
+		return 0, errors.New("tail cannot be combined with offset or limit; use one or the other")
+	case in.Head > 0 && (in.Offset > 0 || in.Limit > 0):
+		return 0, errors.New("head N is the same as offset 0 with limit N; give one or the other")
+	}
+	if in.MaxBytes == 0 {
+		return DefaultReadBytes, nil
+	}
+	return in.MaxBytes, nil
+}
+
+// openRegular opens a regular file through the root. Directories, devices, pipes and
+// sockets are refused before any read (a FIFO would block forever).
+func (rs *Roots) openRegular(root *Root, rel, display string) (*os.File, int64, error) {
+	f, err := openForRead(root.os, rel)
+	if err != nil {
+		return nil, 0, rs.explain(display, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, rs.explain(display, err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is a directory, not a file; use list_directory or directory_tree", display)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is not a regular file (a device, pipe or socket); only regular files can be read", display)
+	}
+	return f, st.Size(), nil
+}
+
+// readForward returns lines [offset, offset+limit) within maxBytes, streaming the file
+// through a fixed buffer.
+func readForward(ctx context.Context, f *os.File, enc textEncoding, size int64, offset, limit, maxBytes int, out *ReadTextFileOutput) ([]byte, error) {
+	if _, err := f.Seek(int64(len(enc.bom())), io.SeekStart); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(newDecodingReader(f, enc), readBufferSize)
+	skipped, eof, err := skipLines(ctx, br, offset)
+	if err != nil {
+		return nil, err
+	}
+	if skipped < offset {
+		return nil, fmt.Errorf("offset %d is past the end of the file, which has %d lines", offset, skipped)
+	}
+	var buf, scratch []byte
+	returned, consumed := 0, offset
+	for limit <= 0 || returned < limit {
+		remaining := maxBytes - len(buf)
+		line, over, lineEOF, err := readLineCapped(br, remaining+1, scratch[:0])
+		scratch = line
+		if err != nil {
+			return nil, err
+		}
+		if len(line) == 0 && !over && lineEOF {
+			eof = true
+			break
+		}
+		consumed++
+		if !over {
+			line = normalizeCRLF(line)
+		}
+		if over || len(line) > remaining {
+			if returned == 0 {
+				cut, _ := mcpkit.TruncateText(string(line), remaining)
+				buf = append(buf, cut...)
+				returned = 1
+				out.Cut(fmt.Sprintf("line %d is longer than maxBytes=%d: only its first %d bytes are shown; raise maxBytes (at most %d) or use search_file_contents to find text in it", offset+1, maxBytes, len(cut), MaxReadBytes))
+			} else {
+				out.Cut(fmt.Sprintf("the output reached maxBytes=%d; call again with offset=%d to read on", maxBytes, offset+returned))
+			}
+			if lineEOF {
+				eof = true
+			}
+			break
+		}
+		buf = append(buf, line...)
+		returned++
+		if lineEOF {
+			eof = true
+			break
+		}
+	}
+	if !eof && atEnd(br) {
+		eof = true
+	}
+	if returned > 0 {
+		out.StartLine, out.EndLine = offset+1, offset+returned
+	}
+	out.LinesReturned = returned
+	switch {
+	case eof:
+		out.TotalLines = consumed
+	case size <= cheapCountBytes:
+		rest, _, err := skipLines(ctx, br, int(^uint(0)>>1))
+		if err == nil {
+			out.TotalLines = consumed + rest
+		}
+	}
+	if !eof {
+		out.NextOffset = offset + returned
+	}
+	return buf, nil
+}
+
+// atEnd reports whether the reader has nothing left.
+func atEnd(br *bufio.Reader) bool {
+	_, err := br.Peek(1)
+	return err != nil
+}
+
+// normalizeCRLF turns a trailing "\r\n" into "\n".
+func normalizeCRLF(line []byte) []byte {
+	if n := len(line); n >= 2 && line[n-2] == '\r' && line[n-1] == '\n' {
+		line[n-2] = '\n'
+		return line[:n-1]
+	}
+	return line
+}
+
+// skipLines consumes up to n lines (a last line without a newline counts) and reports
+// how many it consumed and whether it hit the end. Memory stays at the reader's buffer
+// whatever the line lengths.
+func skipLines(ctx context.Context, br *bufio.Reader, n int) (int, bool, error) {
+	done := 0
+	inLine := false
+	for done < n {
+		if err := ctx.Err(); err != nil {
+			return done, false, err
+		}
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				if errors.Is(err, io.EOF) {
+					if inLine {
+						done++
+					}
+					return done, true, nil
+				}
+				return done, false, err
+			}
+		}
+		buf, _ := br.Peek(br.Buffered())
+		i := 0
+		for done < n {
+			j := bytes.IndexByte(buf[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			done++
+			inLine = false
+		}
+		if done == n {
+			br.Discard(i)
+			return done, false, nil
+		}
+		if i < len(buf) {
+			inLine = true
+		}
+		br.Discard(len(buf))
+	}
+	return done, false, nil
+}
+
+// readLineCapped reads one line, keeping at most max bytes of it in scratch and
+// discarding the rest (over reports that). eof is true when the input ended, with or
+// without a partial line.
+func readLineCapped(br *bufio.Reader, max int, scratch []byte) (line []byte, over, eof bool, err error) {
+	for {
+		s, e := br.ReadSlice('\n')
+		if room := max - len(scratch); room > 0 {
+			take := min(len(s), room)
+			scratch = append(scratch, s[:take]...)
+			if take < len(s) {
+				over = true
+			}
+		} else if len(s) > 0 {
+			over = true
+		}
+		switch {
+		case errors.Is(e, bufio.ErrBufferFull):
+			continue
+		case errors.Is(e, io.EOF):
+			return scratch, over, true, nil
+		case e != nil:
+			return scratch, over, false, e
+		}
+		return scratch, over, false, nil
+	}
+}

@@ -1,0 +1,78 @@
+package filesystem
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+const (
+	// DefaultSearchResults is how many matches search_files returns by default.
+	DefaultSearchResults = 200
+	// MaxSearchResults is the most matches search_files returns.
+	MaxSearchResults = 5000
+)
+
+// SearchFilesInput finds files and directories by name or relative path.
+type SearchFilesInput struct {
+	Path             string   `json:"path,omitempty" jsonschema:"description=Directory to search under; empty means the first allowed directory"`
+	Pattern          string   `json:"pattern" jsonschema:"description=Glob: without a slash it matches names at any depth (*.go or README*); with a slash it matches the path relative to path (src/**/test_*.py); ** spans directories and {a\\,b} gives alternatives"`
+	Exclude          []string `json:"exclude,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Skip what .gitignore files ignore and the .git directory (default true),default=true"`
+	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"description=Stop after this many matches (default 200; at most 5000),minimum=0,maximum=5000"`
+}
+
+// FileMatch is one file or directory whose name or path matched.
+type FileMatch struct {
+	Path string `json:"path" jsonschema:"description=Absolute path"`
+	Type string `json:"type" jsonschema:"description=Entry type,enum=file,enum=directory,enum=symlink,enum=other"`
+}
+
+// SearchFilesOutput lists matches, shallowest first.
+type SearchFilesOutput struct {
+	Path    string      `json:"path" jsonschema:"description=Absolute path of the directory searched"`
+	Matches []FileMatch `json:"matches" jsonschema:"description=Matching entries; shallower ones first"`
+	Visited int         `json:"visited" jsonschema:"description=Entries examined before the search ended"`
+	mcpkit.Truncation
+}
+
+// SearchFiles walks breadth first and stops as soon as it has one match more than
+// maxResults (that one proves the result was cut).
+func (rs *Roots) SearchFiles(ctx context.Context, in SearchFilesInput) (SearchFilesOutput, error) {
+	maxResults, err := boundArg("maxResults", in.MaxResults, DefaultSearchResults, MaxSearchResults)
+	if err != nil {
+		return SearchFilesOutput{}, err
+	}
+	pattern, err := compileGlob(in.Pattern)
+	if err != nil {
+		return SearchFilesOutput{}, err
+	}
+	exclude, err := compileGlobs(in.Exclude)
+	if err != nil {
+		return SearchFilesOutput{}, err
+	}
+	root, rel, display, err := rs.startDir(in.Path)
+	if err != nil {
+		return SearchFilesOutput{}, err
+	}
+	out := SearchFilesOutput{Path: display, Matches: []FileMatch{}}
+	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+		func(e *walkEntry) error {
+			if !pattern.match(e.rel) {
+				return nil
+			}
+			if len(out.Matches) == maxResults {
+				out.Cut(fmt.Sprintf("stopped at maxResults=%d; narrow the pattern, search a subdirectory or raise maxResults (at most %d)", maxResults, MaxSearchResults))
+				return errStopWalk
+			}
+			out.Matches = append(out.Matches, FileMatch{Path: filepath.Join(display, filepath.FromSlash(e.rel)), Type: entryType(e.info.Mode())})
+			return nil
+		})
+	if err != nil {
+		return SearchFilesOutput{}, rs.explain(display, err)
+	}
+	out.Visited = visited
+	return out, nil
+}
