@@ -24,13 +24,14 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
-// fixtureEnv, set to "1", turns this test binary into the fixture on stdio: clients
-// start it as a subprocess, so stdio tests need no separate build.
+// fixtureEnv, set to "1", turns this test binary into the fixture (stdio, or HTTP
+// with --http ADDR): clients and benchmarks start it as a subprocess, so they need
+// no separate build.
 const fixtureEnv = "MCPKIT_EVERYTHING_FIXTURE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fixtureEnv) == "1" {
-		if err := run(context.Background(), nil, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "everything:", err)
 			os.Exit(1)
 		}
@@ -267,14 +268,18 @@ func TestGoSDKClient(t *testing.T) {
 				checkEqual(t, what("tools/call test_image_content"), wantImage, decode[callResult](t, what("test_image_content"), call("test_image_content", nil)))
 				checkEqual(t, what("tools/call test_error_handling"), wantToolError, decode[callResult](t, what("test_error_handling"), call("test_error_handling", nil)))
 
-				// Progress: three notifications arrive for the request's token (the
-				// result's text is checked by TestProgressTokenText).
+				// Progress: three notifications arrive for the request's token, and the
+				// text is the token's value as the Go SDK fixture writes it (fmt "%v":
+				// no JSON quotes; the fixture once returned the JSON form).
 				token := "progress-" + transport + "-" + rev
 				params := &mcp.CallToolParams{Name: "test_tool_with_progress", Arguments: map[string]any{}}
 				params.SetProgressToken(token)
-				if _, err := cs.CallTool(ctx, params); err != nil {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil {
 					t.Fatalf("%s: %v", what("tools/call test_tool_with_progress"), err)
 				}
+				checkEqual(t, what("tools/call test_tool_with_progress"), callResult{Content: []content{{Type: "text", Text: token}}},
+					decode[callResult](t, what("test_tool_with_progress"), res))
 				var got []float64
 				for len(got) < 3 {
 					select {
@@ -291,18 +296,22 @@ func TestGoSDKClient(t *testing.T) {
 
 				// Input from the client: answered by the SDK's handlers, through
 				// input_required retries (2026-07-28) or server requests (2025-11-25).
-				// Roots are checked by TestGoSDKClientRoots.
+				// Roots guard a fixed interop bug: mcpkit once wrote the 2026 input
+				// request as {"method":"roots/list"} without "params" (schema-valid),
+				// which the Go SDK client cannot decode ("unexpected end of JSON input").
 				for _, tc := range []struct{ tool, want string }{
 					{"test_input_required_result_elicitation", "Hello, Gopher!"},
 					{"test_input_required_result_multi_round", "Multi-round complete: Gopher likes blue"},
 					{"test_input_required_result_sampling", "Sampling response: Paris"},
+					{"test_input_required_result_list_roots", "Client exposed 1 root(s): file:///workspace"},
+					{"test_input_required_result_multiple_inputs", "Received 3 inputs: user_name, greeting, client_roots"},
 				} {
 					checkEqual(t, what("tools/call "+tc.tool), callResult{Content: []content{{Type: "text", Text: tc.want}}},
 						decode[callResult](t, what(tc.tool), call(tc.tool, map[string]any{})))
 				}
 				c.mu.Lock()
-				checkEqual(t, what("elicitation messages"), []string{"What is your name?", "Step 1: What is your name?", "Step 2: What is your favorite color?"}, c.asked)
-				checkEqual(t, what("sampling prompts"), []string{"What is the capital of France?"}, c.prompt)
+				checkEqual(t, what("elicitation messages"), []string{"What is your name?", "Step 1: What is your name?", "Step 2: What is your favorite color?", "What is your name?"}, c.asked)
+				checkEqual(t, what("sampling prompts"), []string{"What is the capital of France?", "Generate a greeting"}, c.prompt)
 				c.mu.Unlock()
 
 				for uri, want := range map[string]readResult{"test://static-text": wantStaticText, "test://template/42/data": wantTemplate} {
@@ -381,8 +390,9 @@ func TestTypeScriptClient(t *testing.T) {
 }
 
 // TestInspectorCLI drives the fixture with the Inspector CLI (2.12.0) in both protocol
-// eras, pinned (no fallback): tools/list, tools/call (text, image, isError),
-// resources/read and prompts/get, each one CLI run.
+// eras, pinned (no fallback): tools/list, tools/call (text, and isError with the CLI's
+// exit status 5), resources/read and prompts/get, each one CLI run (about 1 s of CPU,
+// so image content is left to the other clients).
 func TestInspectorCLI(t *testing.T) {
 	type inspectorOut struct {
 		Result json.RawMessage `json:"result"`
@@ -409,9 +419,6 @@ func TestInspectorCLI(t *testing.T) {
 		{"call_simple_text", []string{"--method", "tools/call", "--tool-name", "test_simple_text"}, 0, func(t *testing.T, what string, modern bool, result json.RawMessage) {
 			checkEqual(t, what, wantSimpleText, decode[callResult](t, what, result))
 			checkEra(t, what, modern, result)
-		}},
-		{"call_image", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, 0, func(t *testing.T, what string, modern bool, result json.RawMessage) {
-			checkEqual(t, what, wantImage, decode[callResult](t, what, result))
 		}},
 		{"call_error", []string{"--method", "tools/call", "--tool-name", "test_error_handling"}, 5, func(t *testing.T, what string, modern bool, result json.RawMessage) {
 			checkEqual(t, what, wantToolError, decode[callResult](t, what, result))
@@ -442,58 +449,5 @@ func TestInspectorCLI(t *testing.T) {
 				})
 			}
 		}
-	}
-}
-
-// goSDKSession connects a fresh answering Go SDK client to the fixture.
-func goSDKSession(t *testing.T, transport, rev string) *mcp.ClientSession {
-	t.Helper()
-	return realclient.GoSDKConnect(t, newGoSDKClient().Client, fixtureTarget(t, transport), rev)
-}
-
-// TestGoSDKClientRoots asks the Go SDK client for its roots through the fixture's
-// test_input_required_result_list_roots.
-//
-// At 2026-07-28 it fails against mcpkit today: mcpkit writes the input request as
-// {"method":"roots/list"} without "params" (valid: the draft schema's ListRootsRequest
-// requires only "method"), and the Go SDK v1.8.0 client decodes every input request's
-// params with json.Unmarshal on the raw bytes, which fails on the absent member
-// ("unexpected end of JSON input"), so the call errors. The Go SDK's own server always
-// writes "params":{}. mcpkit should do the same for interoperability.
-func TestGoSDKClientRoots(t *testing.T) {
-	for _, transport := range transports {
-		for _, rev := range revisions {
-			t.Run(transport+"/"+rev, func(t *testing.T) {
-				t.Parallel()
-				cs := goSDKSession(t, transport, rev)
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_input_required_result_list_roots", Arguments: map[string]any{}})
-				if err != nil {
-					t.Fatalf("Go SDK client, %s, %s: tools/call test_input_required_result_list_roots: %v", transport, rev, err)
-				}
-				checkEqual(t, fmt.Sprintf("Go SDK client, %s, %s: tools/call test_input_required_result_list_roots", transport, rev),
-					callResult{Content: []content{{Type: "text", Text: "Client exposed 1 root(s): file:///workspace"}}},
-					decode[callResult](t, "list_roots", res))
-			})
-		}
-	}
-}
-
-// TestProgressTokenText checks test_tool_with_progress's text: the progress token's
-// value, as the Go SDK fixture writes it (fmt "%v" of the decoded token), so a string
-// token comes back without JSON quotes.
-func TestProgressTokenText(t *testing.T) {
-	for _, rev := range revisions {
-		t.Run(rev, func(t *testing.T) {
-			t.Parallel()
-			cs := goSDKSession(t, "http", rev)
-			params := &mcp.CallToolParams{Name: "test_tool_with_progress", Arguments: map[string]any{}}
-			params.SetProgressToken("progress-test-1")
-			res, err := cs.CallTool(context.Background(), params)
-			if err != nil {
-				t.Fatalf("Go SDK client, http, %s: tools/call test_tool_with_progress: %v", rev, err)
-			}
-			checkEqual(t, fmt.Sprintf("Go SDK client, http, %s: tools/call test_tool_with_progress", rev),
-				callResult{Content: []content{{Type: "text", Text: "progress-test-1"}}}, decode[callResult](t, "progress", res))
-		})
 	}
 }

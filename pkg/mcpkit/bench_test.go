@@ -1,0 +1,251 @@
+package mcpkit_test
+
+// Benchmarks of one tools/call round trip of a small typed tool: in memory
+// (ServeStdio over io.Pipe), over the real pipes of a subprocess, and over HTTP
+// (httptest, keep-alive), each sequential and parallel, next to a bare line echo
+// over the same kind of pipes so stdio overhead can be read as a ratio
+// (BenchmarkToolCall prints it). In-memory and HTTP allocs/op count client and server
+// together; subprocess ones count only the client.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
+)
+
+// benchChildEnv makes this test binary a benchmark peer instead of running tests:
+// "server" serves benchServer on stdio, "echo" echoes lines. It is checked in init,
+// before the testing flags are parsed, so the package needs no TestMain.
+const benchChildEnv = "MCPKIT_BENCH_CHILD"
+
+func init() {
+	switch os.Getenv(benchChildEnv) {
+	case "server":
+		if err := benchServer().ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "echo":
+		if err := benchcmp.Echo(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench echo:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+type benchAddIn struct {
+	A int `json:"a" jsonschema:"description=First addend"`
+	B int `json:"b" jsonschema:"description=Second addend"`
+}
+
+type benchAddOut struct {
+	Sum int `json:"sum"`
+}
+
+// benchServer has the one small typed tool every round trip calls.
+func benchServer() *mcpkit.Server {
+	s := mcpkit.NewServer(mcpkit.Implementation{Name: "bench", Version: "1.0.0"},
+		&mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	mcpkit.AddTool(s, &mcpkit.Tool{Name: "add", Description: "Adds two integers.", Annotations: mcpkit.ReadOnly()},
+		func(ctx context.Context, req *mcpkit.Request, in benchAddIn) (benchAddOut, error) {
+			return benchAddOut{Sum: in.A + in.B}, nil
+		})
+	return s
+}
+
+var (
+	benchCall       = benchcmp.NewToolCall(benchcmp.Modern, "add", json.RawMessage(`{"a":1,"b":2}`))
+	benchLegacyCall = benchcmp.NewToolCall(benchcmp.Legacy, "add", json.RawMessage(`{"a":1,"b":2}`))
+	wantSum         = []byte(`"sum":3`)
+)
+
+// checkAnswer fails the benchmark unless resp is the add tool's success.
+func checkAnswer(b *testing.B, resp []byte, err error) {
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !bytes.Contains(resp, wantSum) {
+		b.Fatalf("unexpected answer: %s", resp)
+	}
+}
+
+// lineConnector starts a peer and returns a connection to it and a stop function.
+type lineConnector func(b *testing.B) (*benchcmp.LineConn, func())
+
+func memoryServer(b *testing.B) (*benchcmp.LineConn, func()) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- benchServer().ServeStdio(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	return benchcmp.NewLineConn(inW, outR), func() {
+		inW.Close()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	}
+}
+
+func memoryEcho(b *testing.B) (*benchcmp.LineConn, func()) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- benchcmp.Echo(inR, outW)
+		outW.Close()
+	}()
+	return benchcmp.NewLineConn(inW, outR), func() {
+		inW.Close()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	}
+}
+
+func subprocess(mode string) lineConnector {
+	return func(b *testing.B) (*benchcmp.LineConn, func()) {
+		exe, err := os.Executable()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := benchcmp.StartStdio([]string{exe}, []string{benchChildEnv + "=" + mode})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p.Conn, func() {
+			if err := p.Close(); err != nil {
+				b.Errorf("%s subprocess: %v\nstderr: %s", mode, err, p.Stderr())
+			}
+		}
+	}
+}
+
+// BenchmarkToolCall times tools/call round trips of the add tool at 2026-07-28
+// and prints stdio overhead against a bare echo of a same-sized line.
+func BenchmarkToolCall(b *testing.B) {
+	var table benchcmp.Table
+	echoLine := benchcmp.EchoLine(len(benchCall.Line(1)))
+	lineCases := []struct {
+		row, column string
+		connect     lineConnector
+		echo        bool
+	}{
+		{"memory", "mcpkit", memoryServer, false},
+		{"memory", "echo", memoryEcho, true},
+		{"stdio", "mcpkit", subprocess("server"), false},
+		{"stdio", "echo", subprocess("echo"), true},
+	}
+	for _, c := range lineCases {
+		build := benchCall.Line
+		check := func(b *testing.B, resp []byte, err error) { checkAnswer(b, resp, err) }
+		if c.echo {
+			build = echoLine
+			check = func(b *testing.B, resp []byte, err error) {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.Run(c.row+"/"+c.column, func(b *testing.B) {
+			conn, stop := c.connect(b)
+			defer stop()
+			line := build(1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				resp, err := conn.RoundTrip(line)
+				check(b, resp, err)
+			}
+			table.Record(b, c.row, c.column)
+		})
+		b.Run(c.row+"-parallel/"+c.column, func(b *testing.B) {
+			conn, stop := c.connect(b)
+			defer stop()
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := conn.Call(build)
+					check(b, resp, err)
+				}
+			})
+			table.Record(b, c.row+"-parallel", c.column)
+		})
+	}
+
+	b.Run("http/mcpkit", func(b *testing.B) {
+		srv := httptest.NewServer(benchServer().HTTPHandler(nil))
+		defer srv.Close()
+		conn := newBenchHTTP(srv.URL)
+		defer conn.CloseIdle()
+		body := benchCall.Body(1)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := conn.Post(body)
+			checkAnswer(b, resp, err)
+		}
+		table.Record(b, "http", "mcpkit")
+	})
+	b.Run("http-parallel/mcpkit", func(b *testing.B) {
+		srv := httptest.NewServer(benchServer().HTTPHandler(nil))
+		defer srv.Close()
+		conn := newBenchHTTP(srv.URL)
+		defer conn.CloseIdle()
+		body := benchCall.Body(1)
+		b.ReportAllocs()
+		b.SetParallelism(8)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				resp, err := conn.Post(body)
+				checkAnswer(b, resp, err)
+			}
+		})
+		table.Record(b, "http-parallel", "mcpkit")
+	})
+
+	// The same call at 2025-11-25 on an initialized stdio session (no per-request
+	// _meta), in memory: the difference to "memory" is the 2026-07-28 envelope's cost.
+	b.Run("memory-legacy/mcpkit", func(b *testing.B) {
+		conn, stop := memoryServer(b)
+		defer stop()
+		if resp, err := conn.RoundTrip(benchcmp.InitializeLine(benchcmp.Legacy)); err != nil || !bytes.Contains(resp, []byte(benchcmp.Legacy)) {
+			b.Fatalf("initialize: %s %v", resp, err)
+		}
+		if err := conn.Send(benchcmp.InitializedLine); err != nil {
+			b.Fatal(err)
+		}
+		line := benchLegacyCall.Line(1)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := conn.RoundTrip(line)
+			checkAnswer(b, resp, err)
+		}
+		table.Record(b, "memory-legacy", "mcpkit")
+	})
+
+	if r := table.Ratios("mcpkit", "echo"); r != "" {
+		fmt.Printf("\ntools/call round trip of a typed tool against a bare echo of a same-sized line over the same pipes:\n%s\n", r)
+	}
+}
+
+// newBenchHTTP is a keep-alive client posting benchCall to an httptest server.
+func newBenchHTTP(base string) *benchcmp.HTTPConn {
+	return benchcmp.NewHTTPConn(base+"/mcp", benchCall)
+}

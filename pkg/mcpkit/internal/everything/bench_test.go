@@ -1,0 +1,149 @@
+package main
+
+// Side by side: the same tools/call (test_simple_text) against this fixture and the
+// Go SDK's conformance fixture (everything-server v1.8.0), each a subprocess, over the
+// same transports with the same raw requests, sequential and parallel. The benchmark
+// prints the ratios (mcpkit over Go SDK: time per call and calls per second).
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
+)
+
+var wantSimpleTextBytes = []byte("This is a simple text response for testing.")
+
+// contender is one server under comparison.
+type contender struct {
+	name  string
+	env   []string                   // added to the environment
+	stdio []string                   // argv serving stdio
+	http  func(addr string) []string // argv serving Streamable HTTP on addr
+}
+
+func contenders(b *testing.B) []contender {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sdk, err := benchcmp.GoSDKFixture()
+	if err != nil {
+		b.Skipf("the Go SDK fixture (%s) could not be installed, so there is nothing to compare with: %v", benchcmp.GoSDKVersion, err)
+	}
+	self := []string{fixtureEnv + "=1"}
+	return []contender{
+		{name: "mcpkit", env: self, stdio: []string{exe},
+			http: func(addr string) []string { return []string{exe, "--http", addr} }},
+		{name: "gosdk", stdio: []string{sdk},
+			http: func(addr string) []string { return []string{sdk, "-http", addr, "-stateless"} }},
+	}
+}
+
+func checkSimpleText(b *testing.B, resp []byte, err error) {
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !bytes.Contains(resp, wantSimpleTextBytes) {
+		b.Fatalf("unexpected answer: %s", resp)
+	}
+}
+
+// BenchmarkVsGoSDK compares per-call latency (sequential) and throughput (8
+// goroutines per CPU) of test_simple_text: stdio at 2026-07-28 and 2025-11-25 (after
+// initialize), Streamable HTTP at 2026-07-28 (the Go SDK in stateless mode).
+func BenchmarkVsGoSDK(b *testing.B) {
+	var table benchcmp.Table
+	for _, rev := range []string{benchcmp.Modern, benchcmp.Legacy} {
+		call := benchcmp.NewToolCall(rev, "test_simple_text", nil)
+		for _, c := range contenders(b) {
+			start := func(b *testing.B) *benchcmp.Process {
+				p, err := benchcmp.StartStdio(c.stdio, c.env)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rev == benchcmp.Legacy {
+					if err := p.Initialize(rev); err != nil {
+						p.Close()
+						b.Fatalf("%s: %v", c.name, err)
+					}
+				}
+				return p
+			}
+			row := "stdio " + rev
+			b.Run(row+"/"+c.name, func(b *testing.B) {
+				p := start(b)
+				defer p.Close()
+				line := call.Line(1)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					resp, err := p.Conn.RoundTrip(line)
+					checkSimpleText(b, resp, err)
+				}
+				table.Record(b, row, c.name)
+			})
+			b.Run(row+" parallel/"+c.name, func(b *testing.B) {
+				p := start(b)
+				defer p.Close()
+				b.ReportAllocs()
+				b.SetParallelism(8)
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						resp, err := p.Conn.Call(call.Line)
+						checkSimpleText(b, resp, err)
+					}
+				})
+				table.Record(b, row+" parallel", c.name)
+			})
+		}
+	}
+
+	call := benchcmp.NewToolCall(benchcmp.Modern, "test_simple_text", nil)
+	for _, c := range contenders(b) {
+		start := func(b *testing.B) (*benchcmp.Process, *benchcmp.HTTPConn) {
+			p, err := benchcmp.StartHTTP(c.http, c.env, "/mcp")
+			if err != nil {
+				b.Fatal(err)
+			}
+			return p, benchcmp.NewHTTPConn(p.URL, call)
+		}
+		row := "http " + benchcmp.Modern
+		b.Run(row+"/"+c.name, func(b *testing.B) {
+			p, conn := start(b)
+			defer p.Close()
+			defer conn.CloseIdle()
+			body := call.Body(1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				resp, err := conn.Post(body)
+				checkSimpleText(b, resp, err)
+			}
+			table.Record(b, row, c.name)
+		})
+		b.Run(row+" parallel/"+c.name, func(b *testing.B) {
+			p, conn := start(b)
+			defer p.Close()
+			defer conn.CloseIdle()
+			body := call.Body(1)
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := conn.Post(body)
+					checkSimpleText(b, resp, err)
+				}
+			})
+			table.Record(b, row+" parallel", c.name)
+		})
+	}
+
+	if r := table.Ratios("mcpkit", "gosdk"); r != "" {
+		fmt.Printf("\ntools/call test_simple_text, mcpkit fixture vs Go SDK %s fixture (time per call; calls/s ratio > 1 means mcpkit is faster):\n%s\n", benchcmp.GoSDKVersion, r)
+	}
+}
