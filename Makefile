@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench lint fmt tidy clean
+.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images
 
 all: build
 
@@ -21,6 +21,23 @@ build:
 		done; \
 	done
 	@ls $(BIN)
+
+## images: build each server (and the fixture) as an OCI image without a container
+## engine, and smoke-test it under runc (no network, read-only root, non-root, no caps)
+images:
+	@mkdir -p out/bin
+	@CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags '$(LDFLAGS)' -o out/bin/everything ./pkg/mcpkit/internal/everything
+	@cd tools/ocibuild && go run . -binary ../../out/bin/everything -name everything -version $(VERSION) -description "MCP conformance fixture" -out ../../out/images/everything -smoke
+	@for c in servers/*/cmd/mcp-server-*; do \
+		[ -d "$$c" ] || continue; n=$$(basename $$c); s=$$(echo $$c | cut -d/ -f2); \
+		smoke=-smoke; case $$n in \
+			mcp-server-errors) extra="-env ERRORS_DATA_DIR=/data -tmpfs /data";; \
+			mcp-server-filesystem) extra="-env MCP_FS_ROOTS=/tmp";; \
+			mcp-server-postgres) extra=""; smoke=""; echo "note: $$n is not smoke-tested here: it needs a database and the smoke container has no network";; \
+			*) extra="";; esac; \
+		(cd servers/$$s && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags '$(LDFLAGS)' -o ../../out/bin/$$n ./cmd/$$n) || exit 1; \
+		(cd tools/ocibuild && go run . -binary ../../out/bin/$$n -name $$n -version $(VERSION) -description "$$(sed -n 's/^# //p' ../../servers/$$s/README.md | head -1)" -out ../../out/images/$$n $$smoke $$extra) || exit 1; \
+	done
 
 ## npm: install the pinned Node tools (conformance suite, Node 22, TS client, Inspector)
 npm:
