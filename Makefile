@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images
+.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images dist
 
 all: build
 
@@ -38,6 +38,21 @@ images:
 		(cd servers/$$s && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags '$(LDFLAGS)' -o ../../out/bin/$$n ./cmd/$$n) || exit 1; \
 		(cd tools/ocibuild && go run . -binary ../../out/bin/$$n -name $$n -version $(VERSION) -description "$$(sed -n 's/^# //p' ../../servers/$$s/README.md | head -1)" -out ../../out/images/$$n $$smoke $$extra) || exit 1; \
 	done
+
+## dist: cross-build every server for linux, darwin and windows on amd64 and arm64,
+## with the version stamped in, and a SHA-256 checksum file
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+dist:
+	@rm -rf dist && mkdir -p dist
+	@for c in servers/*/cmd/mcp-server-*; do \
+		[ -d "$$c" ] || continue; n=$$(basename $$c); s=$$(echo $$c | cut -d/ -f2); \
+		for p in $(PLATFORMS); do \
+			os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+			(cd servers/$$s && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags '$(LDFLAGS)' \
+				-o ../../dist/$${n}_$(VERSION)_$${os}_$${arch}$$ext ./cmd/$$n) || exit 1; \
+		done; \
+	done
+	@cd dist && sha256sum * > SHA256SUMS && ls | wc -l | xargs echo "dist: files (binaries + SHA256SUMS):"
 
 ## npm: install the pinned Node tools (conformance suite, Node 22, TS client, Inspector)
 npm:
