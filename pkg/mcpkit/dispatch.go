@@ -138,6 +138,15 @@ func (s *Server) serve(ctx context.Context, in incoming) []byte {
 // execute runs a prepared request through middleware and the handler, recovering
 // panics. It returns the response line and, for an error response, its code.
 func (s *Server) execute(ctx context.Context, req *Request, spec methodSpec) ([]byte, int) {
+	resp, code := s.respond(ctx, req, spec)
+	if req.onResponse != nil {
+		req.onResponse(len(resp), code)
+	}
+	return resp, code
+}
+
+// respond runs the request and encodes its response.
+func (s *Server) respond(ctx context.Context, req *Request, spec methodSpec) ([]byte, int) {
 	res, err := s.run(ctx, req)
 	req.finish()
 	if err == nil {
@@ -155,7 +164,10 @@ func (s *Server) execute(ctx context.Context, req *Request, spec methodSpec) ([]
 	}
 	var rpcErr *Error
 	if !errors.As(err, &rpcErr) {
-		s.logger.Error("request failed", "method", req.Method, "error", err)
+		req.Logger().Error("request failed", "error", err)
+		if s.opts.ErrorReporter != nil {
+			s.opts.ErrorReporter.ReportError(req, err)
+		}
 		rpcErr = &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
 	}
 	if rpcErr.Code == CodeInvalidParams && !req.Modern() && req.Method == "resources/read" && isNotFound(rpcErr) {
@@ -168,7 +180,11 @@ func (s *Server) execute(ctx context.Context, req *Request, spec methodSpec) ([]
 func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.logger.Error("handler panicked", "method", req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			stack := debug.Stack()
+			req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
+			if s.opts.ErrorReporter != nil {
+				s.opts.ErrorReporter.ReportPanic(req, p, stack)
+			}
 			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
 		}
 	}()
@@ -183,6 +199,9 @@ func (s *Server) dispatch(ctx context.Context, req *Request) (any, error) {
 	spec, ok := methodTable[req.Method]
 	if !ok {
 		return nil, Errorf(CodeMethodNotFound, "method not found: %q", req.Method)
+	}
+	if req.Method == "tools/call" {
+		return s.toolDeadline(ctx, req, func(ctx context.Context) (any, error) { return spec.handler(s, ctx, req) })
 	}
 	return spec.handler(s, ctx, req)
 }

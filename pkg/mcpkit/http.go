@@ -35,6 +35,23 @@ type HTTPOptions struct {
 	// Authenticate, when set, runs before anything else on every request; it returns
 	// the caller's subject and scopes, or an error that has written its own response.
 	Authenticate func(w http.ResponseWriter, r *http.Request) (subject string, scopes []string, ok bool)
+	// Auth, when set, makes the endpoint an OAuth 2.1 resource server (AuthOptions):
+	// bearer tokens verified on every request, 401/403 challenges, per-tool scopes.
+	// It takes precedence over Authenticate.
+	Auth *AuthOptions
+	// MaxConcurrentPerCaller bounds the requests one caller (token subject, or peer
+	// address without authorization) has in flight; more are refused with 429 and
+	// Retry-After, never queued. Listen streams do not count. 0: no limit.
+	MaxConcurrentPerCaller int
+	// MaxStreams bounds the long-lived streams open on this instance
+	// (subscriptions/listen and legacy GET streams); more get 429 (default 1000,
+	// negative: no limit).
+	MaxStreams int
+	// StreamLifetime ends a subscriptions/listen stream with its completion result
+	// after this long, so clients listen again and long-lived streams spread over
+	// instances as they scale (default 30 min, negative: never). A stream also ends
+	// when the caller's token expires. Legacy GET streams end the same way.
+	StreamLifetime time.Duration
 }
 
 // HTTPHandler serves the MCP endpoint over Streamable HTTP: 2026-07-28 stateless
@@ -54,13 +71,31 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if h.opts.KeepAlive <= 0 {
 		h.opts.KeepAlive = 15 * time.Second
 	}
+	if h.opts.MaxStreams == 0 {
+		h.opts.MaxStreams = 1000
+	}
+	if h.opts.StreamLifetime == 0 {
+		h.opts.StreamLifetime = 30 * time.Minute
+	}
+	if h.opts.Auth != nil {
+		a, err := newAuth(h.opts.Auth)
+		if err != nil {
+			panic("mcpkit: invalid HTTPOptions.Auth: " + err.Error())
+		}
+		h.auth = a
+	}
+	h.calls = newCallerLimiter(h.opts.MaxConcurrentPerCaller)
+	h.streams = &streamLimiter{max: h.opts.MaxStreams}
 	s.markLive()
 	return h
 }
 
 type httpHandler struct {
-	s    *Server
-	opts HTTPOptions
+	s       *Server
+	opts    HTTPOptions
+	auth    *auth          // nil without authorization
+	calls   *callerLimiter // nil without a per-caller limit
+	streams *streamLimiter
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -68,6 +103,7 @@ type httpHandler struct {
 
 type httpSession struct {
 	*session
+	subject  string // the caller who created it: no one else may use it
 	lastUsed time.Time
 	inflight map[string]context.CancelFunc
 }
@@ -89,21 +125,28 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
 		return
 	}
-	var subject string
-	var scopes []string
-	if h.opts.Authenticate != nil {
-		var ok bool
-		if subject, scopes, ok = h.opts.Authenticate(w, r); !ok {
+	c := caller{}
+	switch {
+	case h.auth != nil:
+		p, ok := h.auth.authenticate(w, r)
+		if !ok {
 			return
 		}
+		c = caller{subject: p.Subject, scopes: p.Scopes, expiry: p.Expiry, authed: true}
+	case h.opts.Authenticate != nil:
+		var ok bool
+		if c.subject, c.scopes, ok = h.opts.Authenticate(w, r); !ok {
+			return
+		}
+		c.authed = true
 	}
 	switch r.Method {
 	case http.MethodPost:
-		h.post(w, r, subject, scopes)
+		h.post(w, r, c)
 	case http.MethodGet:
-		h.get(w, r)
+		h.get(w, r, c)
 	case http.MethodDelete:
-		h.delete(w, r)
+		h.delete(w, r, c)
 	default:
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "method not allowed: the MCP endpoint takes POST", http.StatusMethodNotAllowed)
@@ -185,7 +228,28 @@ func writeJSONError(w http.ResponseWriter, status int, id ID, e *Error) {
 	_, _ = w.Write(encodeResponse(id, nil, e))
 }
 
-func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject string, scopes []string) {
+// caller is who sent a request, as authorization established it.
+type caller struct {
+	subject string
+	scopes  []string
+	expiry  time.Time // when the caller's token expires; zero if it does not
+	authed  bool
+}
+
+// streamLifetime is how long a long-lived stream of this caller may stay open: the
+// configured lifetime, and never past the token's expiry, since the token is checked
+// only when the stream opens.
+func (h *httpHandler) streamLifetime(c caller) time.Duration {
+	d := h.opts.StreamLifetime
+	if !c.expiry.IsZero() {
+		if left := time.Until(c.expiry); d <= 0 || left < d {
+			d = max(left, time.Millisecond)
+		}
+	}
+	return d
+}
+
+func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
@@ -216,7 +280,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 	// Legacy sessions: an initialize mints one; later messages name it.
 	var hs *httpSession
 	if sid := r.Header.Get(hdrSessionID); sid != "" && m.Method != "initialize" {
-		if hs = h.session(sid); hs == nil {
+		if hs = h.session(sid, c.subject); hs == nil {
 			writeJSONError(w, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
 			return
 		}
@@ -253,8 +317,25 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 		return
 	}
 
+	// Only requests count against the caller's limit: a notification or a response
+	// (an answer to a legacy elicitation) must get through while a call waits for it.
+	if m.Method == "subscriptions/listen" {
+		if !h.streams.acquire() {
+			tooMany(w, m.ID, "too many open streams on this server instance (the limit is %d)", h.opts.MaxStreams)
+			return
+		}
+		defer h.streams.release()
+	} else {
+		key := callerKey(r, c.subject)
+		if !h.calls.acquire(key) {
+			tooMany(w, m.ID, "too many concurrent requests from this caller (the limit is %d)", h.opts.MaxConcurrentPerCaller)
+			return
+		}
+		defer h.calls.release(key)
+	}
+
 	if m.Method == "initialize" {
-		hs = h.newSession()
+		hs = h.newSession(c.subject)
 		w.Header().Set(hdrSessionID, hs.id)
 	}
 	var sess *session
@@ -262,7 +343,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 		sess = hs.session
 	}
 	st := newHTTPStream(w, h.opts.KeepAlive)
-	in := incoming{msg: m, sess: sess, out: st, subject: subject, scopes: scopes}
+	in := incoming{msg: m, sess: sess, out: st, subject: c.subject, scopes: c.scopes}
 	if perr := versionHeaderMismatch(r, m); perr != nil {
 		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
 		return
@@ -276,6 +357,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 			h.dropSession(hs.id)
 		}
 		writeJSONError(w, statusFor(perr.Code, true), m.ID, perr)
+		return
+	}
+	if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, m, c) {
 		return
 	}
 	ctx := r.Context()
@@ -293,6 +377,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, subject strin
 		}()
 	}
 	if m.Method == "subscriptions/listen" {
+		var stop func()
+		ctx, stop = withListenLifetime(ctx, h.streamLifetime(c))
+		defer stop()
 		st.startSSE() // the stream stays open: it must be SSE from the start
 		st.keepAlive(ctx)
 	}
@@ -443,10 +530,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-func (h *httpHandler) newSession() *httpSession {
+func (h *httpHandler) newSession(subject string) *httpSession {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	hs := &httpSession{session: newSession(hex.EncodeToString(b)), lastUsed: time.Now(), inflight: map[string]context.CancelFunc{}}
+	hs := &httpSession{session: newSession(hex.EncodeToString(b)), subject: subject, lastUsed: time.Now(), inflight: map[string]context.CancelFunc{}}
 	h.mu.Lock()
 	h.expireLocked()
 	h.sessions[hs.id] = hs
@@ -454,10 +541,15 @@ func (h *httpHandler) newSession() *httpSession {
 	return hs
 }
 
-func (h *httpHandler) session(id string) *httpSession {
+// session finds a legacy session by id for the caller who created it; another
+// caller presenting the id gets nil, as if it did not exist.
+func (h *httpHandler) session(id, subject string) *httpSession {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hs := h.sessions[id]
+	if hs != nil && hs.subject != subject {
+		return nil
+	}
 	if hs != nil {
 		hs.lastUsed = time.Now()
 	}
@@ -488,37 +580,48 @@ func (h *httpHandler) expireLocked() {
 
 // get opens a legacy session's stream of unsolicited notifications. 2026-07-28 has
 // no GET stream: 405.
-func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
+func (h *httpHandler) get(w http.ResponseWriter, r *http.Request, c caller) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "method not allowed: this revision has no GET stream; use subscriptions/listen", http.StatusMethodNotAllowed)
 		return
 	}
-	hs := h.session(sid)
+	hs := h.session(sid, c.subject)
 	if hs == nil {
 		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
 		return
+	}
+	if !h.streams.acquire() {
+		tooMany(w, ID{}, "too many open streams on this server instance (the limit is %d)", h.opts.MaxStreams)
+		return
+	}
+	defer h.streams.release()
+	ctx := r.Context()
+	if d := h.streamLifetime(c); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
 	st := newHTTPStream(w, h.opts.KeepAlive)
 	st.startSSE()
 	hs.setUnsolicited(st)
 	defer hs.setUnsolicited(nil)
-	st.keepAlive(r.Context())
+	st.keepAlive(ctx)
 	select {
-	case <-r.Context().Done():
+	case <-ctx.Done():
 	case <-h.s.hub.closing:
 	}
 }
 
-func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
+func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request, c caller) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "method not allowed: this revision has no sessions", http.StatusMethodNotAllowed)
 		return
 	}
-	if h.session(sid) == nil {
+	if h.session(sid, c.subject) == nil {
 		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
 		return
 	}

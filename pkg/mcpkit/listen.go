@@ -135,7 +135,8 @@ type listenResult struct {
 
 // listen serves subscriptions/listen: acknowledgement first, then matching change
 // notifications carrying the subscription id, until the client goes away (its context
-// ends) or the server shuts down (then a completion result).
+// ends), or the server shuts down or the stream's lifetime ends (then a completion
+// result).
 func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
 	var p struct {
 		Notifications *SubscriptionFilter `json:"notifications"`
@@ -180,6 +181,7 @@ func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-s.hub.closing:
+	case <-listenEnd(ctx): // the stream's lifetime (HTTPOptions.StreamLifetime) is over
 	}
 	res := &listenResult{}
 	res.Meta = map[string]any{metaSubscriptionID: json.RawMessage(subID)}

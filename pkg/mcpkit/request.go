@@ -47,6 +47,10 @@ type Request struct {
 	asked    map[string]InputRequest
 	appState []byte
 	newState []byte
+
+	// onResponse is called once the response is encoded, with its size and error code
+	// (0 for a result): how the audit middleware learns what was sent.
+	onResponse func(bytes, code int)
 }
 
 // Modern reports whether the request is served under the stateless 2026-07-28

@@ -35,6 +35,13 @@ type ServerOptions struct {
 	MaxMessageBytes int
 	// MaxConcurrent bounds requests handled at once on one stdio connection (default 64).
 	MaxConcurrent int
+	// ToolTimeout bounds one tools/call: the handler's context ends after it, and a
+	// call that stops for that reason answers isError saying so (0: no limit). On a
+	// legacy session it includes waiting for the client's answer to an elicitation.
+	ToolTimeout time.Duration
+	// ErrorReporter, when set, receives handler panics and internal errors (for
+	// example NewSentryReporter). It is called on the request's goroutine.
+	ErrorReporter ErrorReporter
 }
 
 // Server holds what an MCP server exposes and answers requests for it over any
@@ -61,6 +68,9 @@ type Server struct {
 
 	hub      *hub
 	stateKey []byte
+	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
+	// SetStateKey); otherwise Serve may take one from the environment.
+	stateKeySet bool
 
 	// started is set once the server has begun serving; changes after that notify.
 	started sync.Once
@@ -99,6 +109,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 		s.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	s.stateKey = s.opts.StateKey
+	s.stateKeySet = len(s.stateKey) > 0
 	if len(s.stateKey) == 0 {
 		s.stateKey = make([]byte, 32)
 		_, _ = rand.Read(s.stateKey)

@@ -23,10 +23,7 @@ func main() {
 
 // run is main without the process: flags in, exit error out.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
-	version := fs.Bool("version", false, "print the version and exit")
+	fs, sf, version := newFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,7 +31,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "everything", mcpkit.Version)
 		return nil
 	}
+	opts, err := sf.ServeOptions()
+	if err != nil {
+		return err
+	}
+	opts.Stdin, opts.Stdout = stdin, stdout
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	s := newServer(logger)
-	return mcpkit.Serve(ctx, s, &mcpkit.ServeOptions{HTTPAddr: *httpAddr, Stdin: stdin, Stdout: stdout})
+	return mcpkit.Serve(ctx, newServer(logger), opts)
+}
+
+// newFlags defines the command line: mcpkit's standard serve flags (--http ADDR and
+// the remote-deployment flags, each with its MCP_* environment variable) and --version.
+func newFlags(stderr io.Writer) (*flag.FlagSet, *mcpkit.ServeFlags, *bool) {
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := mcpkit.RegisterServeFlags(fs)
+	version := fs.Bool("version", false, "print the version and exit")
+	return fs, sf, version
 }

@@ -1,0 +1,267 @@
+package mcpkit
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ServeFlags are the standard flags of every server's main: transport, remote
+// deployment (authorization, limits, timeouts, shutdown) and observability. Each flag
+// also has an environment variable (ServeFlagEnv), used when the flag is not given,
+// so a container is configured the same way as a command line.
+//
+//	fs := flag.NewFlagSet("mcp-server-x", flag.ContinueOnError)
+//	sf := mcpkit.RegisterServeFlags(fs)
+//	... the server's own flags ...
+//	if err := fs.Parse(args); err != nil { return err }
+//	opts, err := sf.ServeOptions()
+//	if err != nil { return err }
+//	return mcpkit.Serve(ctx, newServer(...), opts)
+type ServeFlags struct {
+	fs *flag.FlagSet
+
+	httpAddr, path                              string
+	allowedOrigins, allowedHosts                string
+	authStaticFile, authIssuer, authJWKSURL     string
+	authResource, authScopes, authAlgorithms    string
+	maxConcurrent, maxStreams                   int
+	maxBodyBytes                                int64
+	toolTimeout, keepAlive, streamLifetime      time.Duration
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
+	shutdownTimeout, drainDelay                 time.Duration
+	audit                                       bool
+	stateKeyFile                                string
+}
+
+// ServeFlagEnv maps each standard flag to its environment variable.
+var ServeFlagEnv = map[string]string{
+	"http":                "MCP_HTTP_ADDR",
+	"http-path":           "MCP_HTTP_PATH",
+	"allowed-origins":     "MCP_ALLOWED_ORIGINS",
+	"allowed-hosts":       "MCP_ALLOWED_HOSTS",
+	"auth-static-file":    "MCP_AUTH_STATIC_FILE",
+	"auth-issuer":         "MCP_AUTH_ISSUER",
+	"auth-jwks-url":       "MCP_AUTH_JWKS_URL",
+	"auth-resource":       "MCP_AUTH_RESOURCE",
+	"auth-scopes":         "MCP_AUTH_SCOPES",
+	"auth-algorithms":     "MCP_AUTH_ALGORITHMS",
+	"max-concurrent":      "MCP_MAX_CONCURRENT",
+	"max-body-bytes":      "MCP_MAX_BODY_BYTES",
+	"max-streams":         "MCP_MAX_STREAMS",
+	"stream-lifetime":     "MCP_STREAM_LIFETIME",
+	"keep-alive":          "MCP_KEEP_ALIVE",
+	"tool-timeout":        "MCP_TOOL_TIMEOUT",
+	"read-header-timeout": "MCP_READ_HEADER_TIMEOUT",
+	"read-timeout":        "MCP_READ_TIMEOUT",
+	"idle-timeout":        "MCP_IDLE_TIMEOUT",
+	"shutdown-timeout":    "MCP_SHUTDOWN_TIMEOUT",
+	"drain-delay":         "MCP_DRAIN_DELAY",
+	"audit":               "MCP_AUDIT",
+	"state-key-file":      EnvStateKeyFile,
+}
+
+// Environment variables read without a flag: they hold secrets, which do not belong
+// on a command line (visible in ps and in container specs).
+const (
+	// EnvAuthStaticTokens holds a static token list inline (see StaticTokens;
+	// entries separated by newlines or ';').
+	EnvAuthStaticTokens = "MCP_AUTH_STATIC_TOKENS"
+	// EnvSentryDSN turns on error reporting to Sentry (SentryReporterFromEnv).
+	EnvSentryDSN = "SENTRY_DSN"
+)
+
+// StandardEnv lists every environment variable ServeFlags and Serve read, for
+// documentation and for checking deployment manifests.
+func StandardEnv() []string {
+	env := []string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}
+	for _, e := range ServeFlagEnv {
+		if !slices.Contains(env, e) {
+			env = append(env, e)
+		}
+	}
+	slices.Sort(env)
+	return env
+}
+
+// RegisterServeFlags defines the standard flags on fs.
+func RegisterServeFlags(fs *flag.FlagSet) *ServeFlags {
+	f := &ServeFlags{fs: fs}
+	env := func(name string) string { return " (env " + ServeFlagEnv[name] + ")" }
+	fs.StringVar(&f.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio"+env("http"))
+	fs.StringVar(&f.path, "http-path", "/mcp", "path of the MCP endpoint on HTTP"+env("http-path"))
+	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback ones, * for any"+env("allowed-origins"))
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated Host header values accepted (default: any, or loopback names when listening on loopback)"+env("allowed-hosts"))
+	fs.StringVar(&f.authStaticFile, "auth-static-file", "", "require bearer tokens from this static token file (lines: sha256:<hex> subject scope1,scope2); tokens may also come inline from "+EnvAuthStaticTokens+env("auth-static-file"))
+	fs.StringVar(&f.authIssuer, "auth-issuer", "", "require JWT access tokens from this OAuth issuer (its JWKS is discovered from its metadata)"+env("auth-issuer"))
+	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "fetch the issuer's keys from this URL instead of discovering it"+env("auth-jwks-url"))
+	fs.StringVar(&f.authResource, "auth-resource", "", "this server's canonical URI, the public URL of its MCP endpoint (e.g. https://mcp.example.com/mcp): the audience tokens must be issued for"+env("auth-resource"))
+	fs.StringVar(&f.authScopes, "auth-scopes", "", "comma-separated scopes every request needs"+env("auth-scopes"))
+	fs.StringVar(&f.authAlgorithms, "auth-algorithms", strings.Join(DefaultJWTAlgorithms, ","), "comma-separated JWT signature algorithms accepted (asymmetric only)"+env("auth-algorithms"))
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", 64, "requests one caller (token subject, or client address without auth) may have in flight; more get 429 (0: no limit)"+env("max-concurrent"))
+	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 4<<20, "largest request body accepted on HTTP"+env("max-body-bytes"))
+	fs.IntVar(&f.maxStreams, "max-streams", 1000, "subscriptions/listen streams open at once on this instance (negative: no limit)"+env("max-streams"))
+	fs.DurationVar(&f.streamLifetime, "stream-lifetime", 30*time.Minute, "a listen stream ends with its completion result after this long; clients listen again (negative: never)"+env("stream-lifetime"))
+	fs.DurationVar(&f.keepAlive, "keep-alive", 15*time.Second, "interval of keep-alive comments on open streams"+env("keep-alive"))
+	fs.DurationVar(&f.toolTimeout, "tool-timeout", 0, "time limit of one tool call, answered isError when reached (0: none)"+env("tool-timeout"))
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time a client has to send request headers"+env("read-header-timeout"))
+	fs.DurationVar(&f.readTimeout, "read-timeout", 60*time.Second, "time a client has to send a whole request"+env("read-timeout"))
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 120*time.Second, "time an idle keep-alive connection stays open"+env("idle-timeout"))
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "time in-flight calls get to finish on shutdown"+env("shutdown-timeout"))
+	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "on shutdown, keep serving this long with /readyz failing before closing the listener"+env("drain-delay"))
+	fs.BoolVar(&f.audit, "audit", true, "log one line per request (method, name, subject, outcome, duration, bytes, trace id)"+env("audit"))
+	fs.StringVar(&f.stateKeyFile, "state-key-file", "", "file with the key signing multi-round-trip state, shared by all instances (or "+EnvStateKey+")"+env("state-key-file"))
+	return f
+}
+
+// ServeOptions builds Serve's options from the parsed flags, taking each flag that
+// was not given from its environment variable. It loads static tokens and the state
+// key, checks the authorization settings, and turns on Sentry reporting when
+// SENTRY_DSN is set.
+func (f *ServeFlags) ServeOptions() (*ServeOptions, error) {
+	if err := f.applyEnv(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	o := &ServeOptions{
+		HTTPAddr:          f.httpAddr,
+		Path:              f.path,
+		ShutdownTimeout:   f.shutdownTimeout,
+		ReadHeaderTimeout: f.readHeaderTimeout,
+		ReadTimeout:       f.readTimeout,
+		IdleTimeout:       f.idleTimeout,
+		DrainDelay:        f.drainDelay,
+		ToolTimeout:       f.toolTimeout,
+		Audit:             f.audit,
+		HTTP: HTTPOptions{
+			AllowedOrigins:         splitList(f.allowedOrigins),
+			AllowedHosts:           splitList(f.allowedHosts),
+			MaxBodyBytes:           f.maxBodyBytes,
+			KeepAlive:              f.keepAlive,
+			MaxConcurrentPerCaller: f.maxConcurrent,
+			MaxStreams:             f.maxStreams,
+			StreamLifetime:         f.streamLifetime,
+		},
+	}
+	if f.stateKeyFile != "" {
+		k, err := LoadStateKeyFile(f.stateKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		o.StateKey = k
+	} else if k, err := StateKeyFromEnv(); err != nil {
+		return nil, err
+	} else {
+		o.StateKey = k
+	}
+	auth, err := f.authOptions()
+	if err != nil {
+		return nil, err
+	}
+	if auth != nil && o.HTTPAddr == "" {
+		return nil, errors.New("authorization settings apply to HTTP only: add --http ADDR (stdio servers take credentials from their environment)")
+	}
+	o.HTTP.Auth = auth
+	rep, err := SentryReporterFromEnv(Version)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		o.ErrorReporter = rep
+	}
+	return o, nil
+}
+
+// applyEnv sets every flag that was not given on the command line from its
+// environment variable, through the flag's own parser (so a bad value is reported
+// the same way as on the command line).
+func (f *ServeFlags) applyEnv(lookup func(string) (string, bool)) error {
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	names := make([]string, 0, len(ServeFlagEnv))
+	for name := range ServeFlagEnv {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if given[name] {
+			continue
+		}
+		v, ok := lookup(ServeFlagEnv[name])
+		if !ok || v == "" {
+			continue
+		}
+		if err := f.fs.Set(name, v); err != nil {
+			return fmt.Errorf("environment variable %s: %v", ServeFlagEnv[name], err)
+		}
+	}
+	return nil
+}
+
+// authOptions builds the authorization settings, or nil when none are asked for.
+func (f *ServeFlags) authOptions() (*AuthOptions, error) {
+	var verifiers []Authorizer
+	if f.authStaticFile != "" {
+		st, err := LoadStaticTokens(f.authStaticFile)
+		if err != nil {
+			return nil, err
+		}
+		verifiers = append(verifiers, st)
+	}
+	if inline := os.Getenv(EnvAuthStaticTokens); inline != "" {
+		st, err := ParseStaticTokens(inline)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvAuthStaticTokens, err)
+		}
+		verifiers = append(verifiers, st)
+	}
+	var servers []string
+	if f.authIssuer != "" {
+		jv, err := NewJWTVerifier(JWTOptions{
+			Issuer:     f.authIssuer,
+			Audience:   f.authResource,
+			JWKSURL:    f.authJWKSURL,
+			Algorithms: splitList(f.authAlgorithms),
+		})
+		if err != nil {
+			return nil, err
+		}
+		verifiers = append(verifiers, jv)
+		servers = []string{f.authIssuer}
+	} else if f.authJWKSURL != "" {
+		return nil, errors.New("--auth-jwks-url needs --auth-issuer (the iss every token must carry)")
+	}
+	if len(verifiers) == 0 {
+		if f.authResource != "" || f.authScopes != "" {
+			return nil, errors.New("--auth-resource and --auth-scopes need a token verifier: --auth-static-file, " + EnvAuthStaticTokens + " or --auth-issuer")
+		}
+		return nil, nil
+	}
+	if f.authResource == "" {
+		return nil, errors.New("authorization needs --auth-resource: this server's public MCP endpoint URL, e.g. https://mcp.example.com/mcp")
+	}
+	a := &AuthOptions{
+		Authorizer:           Authorizers(verifiers...),
+		Resource:             f.authResource,
+		AuthorizationServers: servers,
+		Scopes:               splitList(f.authScopes),
+	}
+	if _, err := newAuth(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package mcpkit_test
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+func parseServeFlags(t *testing.T, args ...string) (*mcpkit.ServeOptions, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sf := mcpkit.RegisterServeFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return sf.ServeOptions()
+}
+
+// clearServeEnv unsets every variable the standard flags read, for the test.
+func clearServeEnv(t *testing.T) {
+	for _, e := range mcpkit.StandardEnv() {
+		t.Setenv(e, "")
+	}
+}
+
+func TestServeFlagsAndEnvironment(t *testing.T) {
+	clearServeEnv(t)
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokens, []byte(mcpkit.HashStaticToken(strings.Repeat("t", 32))+" ops mcp,notes:write\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "state.key")
+	if err := os.WriteFile(keyFile, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Flags win over the environment; the environment fills what flags leave out.
+	t.Setenv("MCP_MAX_CONCURRENT", "99")
+	t.Setenv("MCP_TOOL_TIMEOUT", "45s")
+	t.Setenv("MCP_AUTH_RESOURCE", "https://mcp.example.com/mcp")
+	t.Setenv("MCP_STATE_KEY_FILE", keyFile)
+	o, err := parseServeFlags(t, "--http", ":8080", "--max-concurrent", "8", "--auth-static-file", tokens,
+		"--auth-scopes", "mcp", "--allowed-origins", "https://app.example.com, https://b.example.com", "--drain-delay", "5s", "--audit=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{
+		"addr": o.HTTPAddr, "path": o.Path, "max": o.HTTP.MaxConcurrentPerCaller, "toolTimeout": o.ToolTimeout,
+		"origins": o.HTTP.AllowedOrigins, "drain": o.DrainDelay, "audit": o.Audit, "key": len(o.StateKey),
+		"resource": o.HTTP.Auth.Resource, "scopes": o.HTTP.Auth.Scopes, "streams": o.HTTP.MaxStreams,
+		"lifetime": o.HTTP.StreamLifetime, "shutdown": o.ShutdownTimeout, "body": o.HTTP.MaxBodyBytes,
+	}
+	want := map[string]any{
+		"addr": ":8080", "path": "/mcp", "max": 8, "toolTimeout": 45 * time.Second,
+		"origins": []string{"https://app.example.com", "https://b.example.com"}, "drain": 5 * time.Second, "audit": false, "key": 32,
+		"resource": "https://mcp.example.com/mcp", "scopes": []string{"mcp"}, "streams": 1000,
+		"lifetime": 30 * time.Minute, "shutdown": 10 * time.Second, "body": int64(4 << 20),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	p, err := o.HTTP.Auth.Authorizer.Verify(context.Background(), strings.Repeat("t", 32))
+	if err != nil || p.Subject != "ops" || !slices.Equal(p.Scopes, []string{"mcp", "notes:write"}) {
+		t.Errorf("the static token file was not loaded: %+v %v", p, err)
+	}
+}
+
+func TestServeFlagsWithIssuer(t *testing.T) {
+	clearServeEnv(t)
+	is := newTestIssuer(t, "rfc8414", "")
+	t.Setenv("MCP_AUTH_ISSUER", is.issuer)
+	t.Setenv(mcpkit.EnvAuthStaticTokens, strings.Repeat("s", 32)+" robot mcp")
+	o, err := parseServeFlags(t, "--http", "127.0.0.1:0", "--auth-resource", "https://mcp.example.com/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{is.issuer}, o.HTTP.Auth.AuthorizationServers); diff != "" {
+		t.Errorf("authorization servers (-want +got):\n%s", diff)
+	}
+	tok := sign(t, is.ec1, jose.ES256, "ec-1", map[string]any{"iss": is.issuer, "aud": "https://mcp.example.com/mcp", "sub": "jwt-user", "exp": time.Now().Add(time.Minute).Unix()})
+	for token, subject := range map[string]string{tok: "jwt-user", strings.Repeat("s", 32): "robot"} {
+		if p, err := o.HTTP.Auth.Authorizer.Verify(context.Background(), token); err != nil || p.Subject != subject {
+			t.Errorf("verifying a %s token: %+v %v", subject, p, err)
+		}
+	}
+}
+
+func TestServeFlagsRefuseIncompleteSettings(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokens, []byte(mcpkit.HashStaticToken("x")+" ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"verifier without resource", nil, []string{"--http", ":1", "--auth-static-file", tokens}, "needs --auth-resource"},
+		{"resource without verifier", nil, []string{"--http", ":1", "--auth-resource", "https://a.example/mcp"}, "need a token verifier"},
+		{"authorization on stdio", nil, []string{"--auth-static-file", tokens, "--auth-resource", "https://a.example/mcp"}, "apply to HTTP only"},
+		{"http resource", nil, []string{"--http", ":1", "--auth-static-file", tokens, "--auth-resource", "http://a.example/mcp"}, "must use https"},
+		{"missing token file", nil, []string{"--http", ":1", "--auth-static-file", filepath.Join(dir, "nope"), "--auth-resource", "https://a.example/mcp"}, "reading static token file"},
+		{"JWKS URL without issuer", nil, []string{"--http", ":1", "--auth-jwks-url", "https://a.example/jwks"}, "needs --auth-issuer"},
+		{"HMAC algorithm", nil, []string{"--http", ":1", "--auth-issuer", "https://auth.example", "--auth-resource", "https://a.example/mcp", "--auth-algorithms", "HS256"}, `"HS256" is not accepted`},
+		{"bad environment value", map[string]string{"MCP_MAX_CONCURRENT": "many"}, nil, "MCP_MAX_CONCURRENT"},
+		{"bad state key", map[string]string{mcpkit.EnvStateKey: "short"}, nil, "MCP_STATE_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearServeEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := parseServeFlags(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}

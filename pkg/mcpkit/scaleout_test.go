@@ -1,0 +1,279 @@
+package mcpkit_test
+
+// Stateless scale-out: three instances of one server share a state key behind a
+// round-robin reverse proxy that sends consecutive requests to different instances
+// and retries a request on the next instance when one cannot be reached.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// instance is one server process of the deployment, as the proxy sees it.
+type instance struct {
+	srv    *httptest.Server
+	s      *mcpkit.Server
+	served atomic.Int32 // requests it started to serve
+}
+
+// startInstances starts n instances of remoteServer sharing key. Each marks its
+// responses with X-Instance so the test knows who served what.
+func startInstances(t *testing.T, n int, key []byte) []*instance {
+	t.Helper()
+	out := make([]*instance, n)
+	for i := range out {
+		in := &instance{s: remoteServer(key, nil, nil)}
+		h := mustService(t, in.s, nil)
+		in.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			in.served.Add(1)
+			w.Header().Set("X-Instance", strconv.Itoa(i))
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(in.srv.Close)
+		out[i] = in
+	}
+	return out
+}
+
+// roundRobin is the load balancer's transport: each request goes to the next
+// instance in turn; a request that cannot reach its instance (the connection is
+// refused: nothing was sent) is retried on the next one, and its response says so
+// (X-Proxy-Retried). A request whose connection broke after it was sent is never
+// replayed, since the instance may have run it and a tool call must not run twice.
+type roundRobin struct {
+	backends []string // host:port
+	next     atomic.Uint64
+	rt       http.RoundTripper
+	retried  atomic.Int32
+}
+
+func (rr *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+	}
+	start := rr.next.Add(1) - 1
+	var lastErr error
+	for i := range len(rr.backends) {
+		out := req.Clone(req.Context())
+		out.URL.Host = rr.backends[(int(start)+i)%len(rr.backends)]
+		out.Host = ""
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.ContentLength = int64(len(body))
+		resp, err := rr.rt.RoundTrip(out)
+		if err == nil {
+			if i > 0 {
+				resp.Header.Set("X-Proxy-Retried", strconv.Itoa(i))
+			}
+			return resp, nil
+		}
+		var op *net.OpError
+		if !errors.As(err, &op) || op.Op != "dial" {
+			return nil, err
+		}
+		lastErr = err
+		rr.retried.Add(1)
+	}
+	return nil, lastErr
+}
+
+// startProxy puts a round-robin reverse proxy in front of the instances.
+func startProxy(t *testing.T, ins []*instance) (*httptest.Server, *roundRobin) {
+	t.Helper()
+	rr := &roundRobin{rt: &http.Transport{DisableKeepAlives: true}}
+	for _, in := range ins {
+		u, _ := url.Parse(in.srv.URL)
+		rr.backends = append(rr.backends, u.Host)
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
+		Transport: rr,
+		ErrorLog:  log.New(io.Discard, "", 0),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				w.Header().Set("X-Proxy-Error", "no instance reachable")
+			} else {
+				w.Header().Set("X-Proxy-Error", "broken after sending: not retried")
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv, rr
+}
+
+func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
+	key := bytes.Repeat([]byte("k"), 32)
+	ins := startInstances(t, 3, key)
+	proxy, _ := startProxy(t, ins)
+	c := newRemoteClient(t, proxy.URL+"/mcp")
+
+	// Lists: consecutive requests land on every instance and get identical answers.
+	checkListsIdentical := func(wantTools int) {
+		t.Helper()
+		seen := map[string]bool{}
+		var first json.RawMessage
+		for range 3 {
+			r := c.do("tools/list", nil)
+			if r.status != 200 || r.err != nil {
+				t.Fatalf("tools/list: %d %v", r.status, r.err)
+			}
+			seen[r.header.Get("X-Instance")] = true
+			if first == nil {
+				first = r.result
+			} else if !bytes.Equal(first, r.result) {
+				t.Fatalf("tools/list differs between instances:\n%s\n%s", first, r.result)
+			}
+		}
+		if len(seen) != 3 {
+			t.Errorf("three consecutive tools/list went to instances %v, want all three", seen)
+		}
+		var lr struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(first, &lr); err != nil || len(lr.Tools) != wantTools {
+			t.Errorf("tools/list has %d tools, want %d (%v)", len(lr.Tools), wantTools, err)
+		}
+	}
+	checkListsIdentical(3)
+
+	if tr := c.do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 20, "b": 22}}).tool(t); tr.text() != `{"sum":42}` {
+		t.Fatalf("add answered %q", tr.text())
+	}
+
+	// A multi-round-trip elicitation: the retry lands on another instance, which
+	// verifies the state the first one signed.
+	r1 := c.do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}})
+	first := r1.tool(t)
+	if first.ResultType != "input_required" || first.RequestState == "" || first.InputRequests["ok"] == nil {
+		t.Fatalf("first round: %s", r1.result)
+	}
+	answer := map[string]any{"ok": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}
+	retry := map[string]any{"name": "confirm", "arguments": map[string]any{}, "inputResponses": answer, "requestState": first.RequestState}
+	r2 := c.do("tools/call", retry)
+	if got := r2.tool(t).text(); got != "confirmed: accept true" {
+		t.Fatalf("retry answered %q", got)
+	}
+	i1, i2 := r1.header.Get("X-Instance"), r2.header.Get("X-Instance")
+	if i1 == "" || i1 == i2 {
+		t.Fatalf("the retry was served by instance %q, the first call by %q: they must differ", i2, i1)
+	}
+	t.Logf("elicitation: first round on instance %s, retry on instance %s", i1, i2)
+	// Control: an instance with another key refuses that state, so the shared key is
+	// what made the retry work.
+	stranger := httptest.NewServer(mustService(t, remoteServer(bytes.Repeat([]byte("x"), 32), nil, nil), nil))
+	defer stranger.Close()
+	sr := newRemoteClient(t, stranger.URL+"/mcp").do("tools/call", retry)
+	if sr.err == nil || !strings.Contains(sr.err.Message, "signature does not verify") {
+		t.Fatalf("an instance with another key accepted the state: %s", sr.body)
+	}
+
+	// A listen stream on one instance hears about changes. The backend changes for
+	// every instance alike (each watches the same system), so each instance updates
+	// its tool list and notifies its own listeners.
+	st := c.listen(map[string]any{"toolsListChanged": true})
+	ack := st.next(t)
+	if ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("first listen event: %v", ack)
+	}
+	host, _ := strconv.Atoi(st.resp.Header.Get("X-Instance"))
+	for _, in := range ins {
+		mcpkit.AddTool(in.s, &mcpkit.Tool{Name: "report", Description: "Added while serving.", Annotations: mcpkit.ReadOnly()},
+			func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
+				return mcpkit.ToolError("not yet"), nil
+			})
+	}
+	if ev := st.next(t); ev["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("listen stream on instance %d got %v, want tools/list_changed", host, ev)
+	}
+	checkListsIdentical(4)
+
+	// Kill an instance (not the one holding the stream) while clients keep calling.
+	// Every request the proxy retried on the next instance succeeds. The only
+	// requests allowed to fail are those whose connection the dying instance had
+	// already accepted, which the proxy rightly does not replay.
+	victim := ins[(host+1)%3]
+	const workers, perWorker = 4, 30
+	var done, retriedOK, inFlightLost atomic.Int32
+	killed := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wc := newRemoteClient(t, proxy.URL+"/mcp")
+			for i := range perWorker {
+				r, err := wc.try("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": w, "b": i}})
+				ok := err == nil && r.status == 200 && r.err == nil && strings.Contains(string(r.result), fmt.Sprintf(`"structuredContent":{"sum":%d}`, w+i))
+				switch {
+				case ok && r.header.Get("X-Proxy-Retried") != "":
+					retriedOK.Add(1)
+				case ok:
+				case err == nil && r.header.Get("X-Proxy-Error") == "broken after sending: not retried":
+					inFlightLost.Add(1)
+				default:
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("worker %d call %d: %v %+v", w, i, err, r))
+					mu.Unlock()
+				}
+				if done.Add(1) == workers*perWorker/3 {
+					close(killed)
+				}
+			}
+		}()
+	}
+	<-killed
+	victim.srv.Close() // stops accepting, drops connections it has not read, ends
+	servedAtDeath := victim.served.Load()
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d calls failed while an instance was killed, though the proxy could retry them or they reached a live instance:\n%s", len(failures), strings.Join(failures, "\n"))
+	}
+	if retriedOK.Load() == 0 {
+		t.Errorf("no request was retried after the instance died: the kill was not exercised")
+	}
+	if got := victim.served.Load(); got != servedAtDeath {
+		t.Errorf("the dead instance served %d more requests", got-servedAtDeath)
+	}
+	t.Logf("kill: %d calls; %d routed to the dead instance were retried on the next and succeeded; %d were on connections the dying instance had accepted (not replayed)",
+		workers*perWorker, retriedOK.Load(), inFlightLost.Load())
+
+	// The stream outlived the other instance's death, and ends cleanly with its
+	// completion result when its own instance shuts down.
+	mcpkit.AddTool(ins[host].s, &mcpkit.Tool{Name: "late", Description: "Added after the kill.", Annotations: mcpkit.ReadOnly()},
+		func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
+			return nil, nil
+		})
+	if ev := st.next(t); ev["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("after the kill the stream got %v", ev)
+	}
+	ins[host].s.Shutdown()
+	end := st.next(t)
+	res, _ := end["result"].(map[string]any)
+	if res == nil || res["resultType"] != "complete" {
+		t.Fatalf("the stream ended with %v, want its completion result", end)
+	}
+}
