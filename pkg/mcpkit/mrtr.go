@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"sort"
 	"strings"
 	"time"
 )
@@ -20,6 +21,7 @@ type requestState struct {
 	Expires int64                      `json:"x"`           // unix seconds
 	Inputs  map[string]json.RawMessage `json:"i,omitempty"` // answers from earlier rounds
 	App     []byte                     `json:"d,omitempty"` // handler state (SetState)
+	Asked   []string                   `json:"q,omitempty"` // keys the server asked for in this round
 }
 
 // argsDigest binds a state to the arguments it was issued for. The arguments are
@@ -88,18 +90,25 @@ func (s *Server) resume(req *Request, p callParams, args json.RawMessage) error 
 	if req.Method == "resources/read" {
 		target = p.URI
 	}
-	if p.RequestState != "" {
-		st, err := s.verify(p.RequestState, req, target, args)
-		if err != nil {
-			return err
-		}
-		for k, v := range st.Inputs {
+	if p.RequestState == "" {
+		// Answers are only taken for questions this server asked, as recorded in the
+		// signed state it issued with them: a client cannot pre-answer a
+		// confirmation it was never shown. Without a state, inputResponses are ignored
+		// and the handler asks afresh.
+		return nil
+	}
+	st, err := s.verify(p.RequestState, req, target, args)
+	if err != nil {
+		return err
+	}
+	for k, v := range st.Inputs {
+		req.remember(k, v)
+	}
+	req.appState = st.App
+	for _, k := range st.Asked {
+		if v, ok := p.InputResponses[k]; ok {
 			req.remember(k, v)
 		}
-		req.appState = st.App
-	}
-	for k, v := range p.InputResponses {
-		req.remember(k, v)
 	}
 	return nil
 }
@@ -123,6 +132,10 @@ func (s *Server) inputRequired(req *Request) (*inputRequiredResult, *Error) {
 		st.App = req.appState
 	}
 	asked := req.asked
+	for k := range asked {
+		st.Asked = append(st.Asked, k)
+	}
+	sort.Strings(st.Asked)
 	req.mu.Unlock()
 	if len(asked) == 0 && st.App == nil {
 		return nil, &Error{Code: CodeInternalError, Message: "internal error: handler returned ErrInputRequired without asking for input"}

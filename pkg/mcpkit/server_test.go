@@ -87,6 +87,15 @@ func TestMRTRElicitation(t *testing.T) {
 	if string(tr.StructuredContent) != `{"sum":1}` {
 		t.Errorf("after retry: %s", res)
 	}
+	// An answer to a question the server never asked (no requestState) is ignored:
+	// a client cannot pre-approve a confirmation.
+	pre := c.Call("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"ok": map[string]any{"action": "accept", "content": map[string]any{"yes": true}}}})
+	var preRes mcpkittest.ToolResult
+	_ = json.Unmarshal(pre, &preRes)
+	if preRes.ResultType != "input_required" {
+		t.Errorf("unsolicited answer was taken: %s", pre)
+	}
 	tampered := first.RequestState[:len(first.RequestState)-2] + "AA"
 	r := c.Request("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}, "requestState": tampered})
 	if r.Error == nil || r.Error.Code != mcpkit.CodeInvalidParams {

@@ -118,21 +118,7 @@ func benchEvent(i int) *eventData {
 func BenchmarkSearchIssues(b *testing.B) {
 	store := openTestStore(b, b.TempDir())
 	defer store.Close()
-	const total, batch = 100_000, 5_000
-	start := time.Now()
-	for i := 0; i < total; i += batch {
-		events := make([]*eventData, batch)
-		for j := range events {
-			events[j] = benchEvent(i + j)
-		}
-		if err := store.ingest(context.Background(), events); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if n := len(store.idx.events); n != total {
-		b.Fatalf("stored %d events", n)
-	}
-	b.Logf("stored %d events in %d issues in %s (%d bytes on disk)", total, len(store.idx.issues), time.Since(start).Round(time.Millisecond), store.log.Stats().Bytes)
+	fillBenchStore(b, store, 100_000)
 	for _, q := range []struct {
 		name string
 		in   SearchIssuesInput
@@ -169,15 +155,7 @@ func BenchmarkSearchIssues(b *testing.B) {
 func BenchmarkReopen100k(b *testing.B) {
 	dir := b.TempDir()
 	store := openTestStore(b, dir)
-	for i := 0; i < 100_000; i += 5_000 {
-		events := make([]*eventData, 5_000)
-		for j := range events {
-			events[j] = benchEvent(i + j)
-		}
-		if err := store.ingest(context.Background(), events); err != nil {
-			b.Fatal(err)
-		}
-	}
+	fillBenchStore(b, store, 100_000)
 	store.Close()
 	b.ResetTimer()
 	for b.Loop() {
@@ -187,4 +165,25 @@ func BenchmarkReopen100k(b *testing.B) {
 		}
 		s.Close()
 	}
+}
+
+// fillBenchStore stores total benchEvents (1,000 issues) in batches, the way the
+// ingest endpoint does, and logs the time and size.
+func fillBenchStore(b *testing.B, store *LocalStore, total int) {
+	b.Helper()
+	const batch = 5_000
+	start := time.Now()
+	for i := 0; i < total; i += batch {
+		events := make([]*eventData, min(batch, total-i))
+		for j := range events {
+			events[j] = benchEvent(i + j)
+		}
+		if err := store.ingest(context.Background(), events); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := len(store.idx.events); n != total {
+		b.Fatalf("stored %d events, want %d", n, total)
+	}
+	b.Logf("stored %d events in %d issues in %s (%d bytes on disk)", total, len(store.idx.issues), time.Since(start).Round(time.Millisecond), store.log.Stats().Bytes)
 }

@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		runIngestChild()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 const (

@@ -29,15 +29,15 @@ const (
 
 // ListWorkflowRunsInput selects GitHub Actions runs of a repository, newest first.
 type ListWorkflowRunsInput struct {
-	Owner    string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo     string `json:"repo" jsonschema:"description=Repository name without the owner"`
-	Workflow string `json:"workflow,omitempty" jsonschema:"description=Only runs of this workflow: its file name such as ci.yml or its numeric ID"`
-	Branch   string `json:"branch,omitempty" jsonschema:"description=Only runs for this branch"`
-	Event    string `json:"event,omitempty" jsonschema:"description=Only runs triggered by this event such as push or pull_request"`
-	Status   string `json:"status,omitempty" jsonschema:"description=Only runs with this status or conclusion such as failure or success or in_progress"`
-	Actor    string `json:"actor,omitempty" jsonschema:"description=Only runs started by this login"`
-	Page     int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage  int    `json:"perPage,omitempty" jsonschema:"description=Runs per page (default 30),minimum=1,maximum=100"`
+	Owner    string `json:"owner"`
+	Repo     string `json:"repo"`
+	Workflow string `json:"workflow,omitempty" jsonschema:"description=Workflow file name (ci.yml) or ID"`
+	Branch   string `json:"branch,omitempty" jsonschema:"description=Head branch"`
+	Event    string `json:"event,omitempty" jsonschema:"description=Trigger event such as push"`
+	Status   string `json:"status,omitempty" jsonschema:"description=Status or conclusion such as failure"`
+	Actor    string `json:"actor,omitempty" jsonschema:"description=Login that started the run"`
+	Page     int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage  int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // WorkflowRun is one run of a workflow.
@@ -68,11 +68,11 @@ type WorkflowRunList struct {
 
 // JobLogInput names a job, or a run whose first failed job should be read.
 type JobLogInput struct {
-	Owner string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo  string `json:"repo" jsonschema:"description=Repository name without the owner"`
-	JobID int64  `json:"jobId,omitempty" jsonschema:"description=Job ID; give this or runId"`
-	RunID int64  `json:"runId,omitempty" jsonschema:"description=Run ID: its first failed job is read; give this or jobId"`
-	Lines int    `json:"lines,omitempty" jsonschema:"description=How many lines of the log's end to return (default 100),minimum=1,maximum=500"`
+	Owner string `json:"owner"`
+	Repo  string `json:"repo"`
+	JobID int64  `json:"jobId,omitempty" jsonschema:"description=Job ID (or give runId)"`
+	RunID int64  `json:"runId,omitempty" jsonschema:"description=Run ID: reads its first failed job"`
+	Lines int    `json:"lines,omitempty" jsonschema:"description=Lines from the end (default 100),minimum=1,maximum=500"`
 }
 
 // JobStep is one step of a job.

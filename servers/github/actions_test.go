@@ -13,7 +13,7 @@ import (
 
 func TestSearchCodeHidesOutsideAllowList(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/hello")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/hello")})
 	got, err := b.SearchCode(context.Background(), SearchCodeInput{Query: "ParseConfig language:go"})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestSearchCodeHidesOutsideAllowList(t *testing.T) {
 
 func TestListWorkflowRuns(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	want := WorkflowRunList{TotalCount: 1, Page: 1, Runs: []WorkflowRun{{
 		ID: 100, Workflow: "CI", Title: "Fix crash on empty input", Event: "push", Status: "completed", Conclusion: "failure",
 		Branch: "main", HeadSHA: "6dcb09b5b57875f334f61aebed695e2e4193db5e", RunNumber: 562, Attempt: 1, Actor: "octocat",
@@ -60,7 +60,7 @@ func TestListWorkflowRuns(t *testing.T) {
 
 func TestGetJobLogTail(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	got, err := b.GetJobLogTail(ctx, JobLogInput{Owner: "octo", Repo: "hello", JobID: 42, Lines: 3})
 	if err != nil {
@@ -111,7 +111,7 @@ func TestJobLogTailIsBoundedInBytes(t *testing.T) {
 			fmt.Fprintf(w, "2024-05-02T08:00:00.0000000Z %d %s\n", i, long)
 		}
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetJobLogTail(context.Background(), JobLogInput{Owner: "octo", Repo: "hello", JobID: 42, Lines: MaxLogLines})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestJobLogTailIsBoundedInBytes(t *testing.T) {
 
 func TestJobLogInputErrors(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	tests := []struct {
 		in   JobLogInput
 		want string
@@ -154,7 +154,7 @@ func TestJobLogRedirectToPlainHTTPElsewhereIsRefused(t *testing.T) {
 	f.override("GET /api/v3/repos/octo/hello/actions/jobs/42/logs", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://logs.example.com/job-42.txt", http.StatusFound)
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	_, err := b.GetJobLogTail(context.Background(), JobLogInput{Owner: "octo", Repo: "hello", JobID: 42})
 	if err == nil || !contains(err.Error(), "only https (or http on loopback) is followed") {
 		t.Errorf("err = %v; want a refusal of the plain-http log URL", err)

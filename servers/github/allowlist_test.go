@@ -77,7 +77,7 @@ func TestAllowed(t *testing.T) {
 // is sent. A new operation is covered without editing this test.
 func TestAllowListRefusesOutsideRepositoryInEveryOperation(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/*")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/*")})
 	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
 	var tested []string
 	for _, target := range []struct{ owner, repo string }{

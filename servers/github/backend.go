@@ -15,9 +15,9 @@ import (
 // DefaultTimeout is the per-call deadline when Config.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
-// Config is everything the backend needs; main fills it from flags and environment.
-// The library itself never reads the environment.
-type Config struct {
+// BackendConfig is everything the backend needs; main fills it from flags and
+// environment. The library itself never reads the environment.
+type BackendConfig struct {
 	// Token is the GitHub token (see TokenFromEnv). Empty means anonymous access,
 	// which GitHub limits to public data and 60 requests per hour.
 	Token string
@@ -73,9 +73,9 @@ type Backend struct {
 	lock     *lockdown // nil when lockdown is off
 }
 
-// New builds a Backend. It fails on a bad host or a token that could not be a token;
-// it sends no request.
-func New(cfg Config) (*Backend, error) {
+// NewBackend builds a Backend. It fails on a bad host or a token that could not be a
+// token; it sends no request.
+func NewBackend(cfg BackendConfig) (*Backend, error) {
 	ep, err := ParseHost(cfg.Host)
 	if err != nil {
 		return nil, err
@@ -133,6 +133,10 @@ func New(cfg Config) (*Backend, error) {
 	}
 	return b, nil
 }
+
+// HasToken reports whether a token was configured. The MCP layer refuses calls
+// without one (saying which variable to set) but still lists its tools.
+func (b *Backend) HasToken() bool { return b.token != "" }
 
 // Endpoint tells where this backend sends requests.
 func (b *Backend) Endpoint() Endpoint { return b.endpoint }

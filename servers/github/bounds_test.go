@@ -45,7 +45,7 @@ func TestOneMegabyteFileIsBoundedAndMarked(t *testing.T) {
 			f := newFake(t)
 			content := textOfSize(size)
 			serveFile(f, "big.txt", content)
-			b := f.backend(Config{})
+			b := f.backend(BackendConfig{})
 			ctx := context.Background()
 			got, err := b.GetFileContents(ctx, FileContentsInput{Owner: "octo", Repo: "hello", Path: "big.txt"})
 			if err != nil {
@@ -97,7 +97,7 @@ func TestFileContentEdgeCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t)
 			serveFile(f, "f.bin", tt.content)
-			b := f.backend(Config{})
+			b := f.backend(BackendConfig{})
 			got, err := b.GetFileContents(context.Background(), FileContentsInput{Owner: "octo", Repo: "hello", Path: "f.bin"})
 			if err != nil {
 				t.Fatal(err)

@@ -13,9 +13,9 @@ const (
 
 // SearchCodeInput is a code search in GitHub's search syntax.
 type SearchCodeInput struct {
-	Query   string `json:"query" jsonschema:"description=GitHub code search query such as 'repo:octo/hello language:go ParseConfig' or 'org:octo filename:Dockerfile'"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Results per page (default 30),minimum=1,maximum=100"`
+	Query   string `json:"query" jsonschema:"description=Search query such as 'repo:octo/hello language:go ParseConfig'"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // CodeMatch is one file that matched, with a few matching fragments.

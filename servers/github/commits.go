@@ -18,10 +18,10 @@ const (
 
 // ListRepoInput names a repository and a page of some list in it.
 type ListRepoInput struct {
-	Owner   string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo    string `json:"repo" jsonschema:"description=Repository name without the owner"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Items per page (default 30),minimum=1,maximum=100"`
+	Owner   string `json:"owner"`
+	Repo    string `json:"repo"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // Branch is one branch and the commit at its tip.
@@ -75,15 +75,15 @@ type ReleaseList struct {
 
 // ListCommitsInput selects commits of a repository, newest first.
 type ListCommitsInput struct {
-	Owner   string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo    string `json:"repo" jsonschema:"description=Repository name without the owner"`
-	Ref     string `json:"ref,omitempty" jsonschema:"description=Branch or tag or SHA to start from (default: the default branch)"`
-	Path    string `json:"path,omitempty" jsonschema:"description=Only commits touching this file or directory"`
-	Author  string `json:"author,omitempty" jsonschema:"description=Only commits by this GitHub login or email"`
-	Since   string `json:"since,omitempty" jsonschema:"description=Only commits after this time (RFC 3339 such as 2024-05-01T00:00:00Z)"`
-	Until   string `json:"until,omitempty" jsonschema:"description=Only commits before this time (RFC 3339)"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Commits per page (default 30),minimum=1,maximum=100"`
+	Owner   string `json:"owner"`
+	Repo    string `json:"repo"`
+	Ref     string `json:"ref,omitempty" jsonschema:"description=Branch or tag or SHA (default: default branch)"`
+	Path    string `json:"path,omitempty" jsonschema:"description=Only commits touching this path"`
+	Author  string `json:"author,omitempty" jsonschema:"description=Author login or email"`
+	Since   string `json:"since,omitempty" jsonschema:"description=After this time (RFC 3339)"`
+	Until   string `json:"until,omitempty" jsonschema:"description=Before this time (RFC 3339)"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // CommitSummary is one commit in a list.
@@ -105,11 +105,11 @@ type CommitList struct {
 
 // GetCommitInput names one commit; page/perPage page through its changed files.
 type GetCommitInput struct {
-	Owner   string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo    string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner   string `json:"owner"`
+	Repo    string `json:"repo"`
 	Ref     string `json:"ref" jsonschema:"description=Commit SHA or branch or tag"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page of changed files starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Changed files per page (default 30),minimum=1,maximum=100"`
+	Page    int    `json:"page,omitempty" jsonschema:"description=Page of changed files,minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Files per page (default 30),minimum=1,maximum=100"`
 }
 
 // ChangedFile is one file changed by a commit or pull request.

@@ -23,12 +23,12 @@ const (
 
 // FileContentsInput names a file or directory, optionally a line range of a file.
 type FileContentsInput struct {
-	Owner     string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo      string `json:"repo" jsonschema:"description=Repository name without the owner"`
-	Path      string `json:"path,omitempty" jsonschema:"description=File or directory path from the repository root; empty for the root directory"`
-	Ref       string `json:"ref,omitempty" jsonschema:"description=Branch or tag or commit SHA (default: the default branch)"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First line to return (1-based; default 1),minimum=1"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"description=Last line to return (inclusive; default: as many as fit in 64 KiB),minimum=1"`
+	Owner     string `json:"owner"`
+	Repo      string `json:"repo"`
+	Path      string `json:"path,omitempty" jsonschema:"description=Path from the repository root (empty: root)"`
+	Ref       string `json:"ref,omitempty" jsonschema:"description=Branch or tag or SHA (default: default branch)"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First line (default 1),minimum=1"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"description=Last line (default: as many as fit in 64 KiB),minimum=1"`
 }
 
 // DirEntry is one entry of a directory listing.

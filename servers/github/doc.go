@@ -1,5 +1,5 @@
-// Package github is the backend of mcp-server-github: GitHub and GitHub Enterprise
-// Server through github.com/google/go-github, shaped for a model.
+// Package github is mcp-server-github: GitHub and GitHub Enterprise Server through
+// github.com/google/go-github, shaped for a model and served over MCP.
 //
 // What it adds to go-github, and why:
 //
@@ -17,6 +17,10 @@
 //     files, diffs and logs are windows with a hint naming the next window, lists are
 //     pages with an explicit next page, and anything cut is marked truncated.
 //
-// The MCP wiring (tools, resources, prompts, main) lives beside this in server.go and
-// cmd/; the Describe… functions render what a write will do for its confirmation.
+// Two layers. The backend (backend.go and the files named after GitHub's areas) does
+// the work and knows nothing of MCP. The MCP layer (server.go, toolsets.go, tools_*.go,
+// resource.go, prompt.go) exposes it: New registers the selected toolsets' tools, read
+// only unless writes are allowed, each write confirmed by the user through elicitation
+// of the backend's Describe… text; a repo:// resource template for files; and the
+// review_pull_request prompt. cmd/mcp-server-github reads flags and environment.
 package github

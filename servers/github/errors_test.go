@@ -29,7 +29,7 @@ func TestErrorsSayWhatFailed(t *testing.T) {
 			f.override("GET "+repoPath, func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, tt.status, map[string]string{"message": tt.message})
 			})
-			b := f.backend(Config{})
+			b := f.backend(BackendConfig{})
 			_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 			if err == nil || !contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want it to contain %q", err, tt.want)
@@ -43,7 +43,7 @@ func TestPerCallDeadline(t *testing.T) {
 	f.override("GET "+repoPath, func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // hang until the client gives up
 	})
-	b := f.backend(Config{Timeout: 100 * time.Millisecond})
+	b := f.backend(BackendConfig{Timeout: 100 * time.Millisecond})
 	_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 	if err == nil || !contains(err.Error(), "GitHub did not answer within 100ms (the per-call timeout)") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v; want the per-call timeout", err)
@@ -69,7 +69,7 @@ func TestTokenNeverAppearsInErrorsOrLogs(t *testing.T) {
 	f.override("GET /api/v3/repos/octo/public2/issues/7/comments", f.fixture("issue_7_comments.json"))
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := f.backend(Config{Lockdown: true, Logger: logger})
+	b := f.backend(BackendConfig{Lockdown: true, Logger: logger})
 	ctx := context.Background()
 	in := ListRepoInput{Owner: "octo", Repo: "hello"}
 
@@ -78,14 +78,14 @@ func TestTokenNeverAppearsInErrorsOrLogs(t *testing.T) {
 	collect(b.ListBranches(ctx, in))
 	collect(b.ListTags(ctx, in))
 	collect(b.GetRepository(ctx, RepoInput{Owner: "octo", Repo: "nope"}))
-	wrong := f.backend(Config{Token: "ghp_WRONGTOKENxxxxxxxxxxxxxxxxxxxxxxx"})
+	wrong := f.backend(BackendConfig{Token: "ghp_WRONGTOKENxxxxxxxxxxxxxxxxxxxxxxx"})
 	collect(wrong.GetRepository(ctx, RepoInput{Owner: "octo", Repo: "hello"}))
-	unreachable, err := New(Config{Token: testToken, Host: "http://127.0.0.1:1", Timeout: time.Second})
+	unreachable, err := NewBackend(BackendConfig{Token: testToken, Host: "http://127.0.0.1:1", Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	collect(unreachable.GetRepository(ctx, RepoInput{Owner: "octo", Repo: "hello"}))
-	_, err = New(Config{Token: testToken + "\n"})
+	_, err = NewBackend(BackendConfig{Token: testToken + "\n"})
 	errs = append(errs, err)
 	// Lockdown cannot read visibility: it fails closed (hides) and logs a warning.
 	issue, err := b.GetIssue(ctx, GetIssueInput{Owner: "octo", Repo: "public2", Number: 7})

@@ -60,7 +60,7 @@ func newFake(t *testing.T) *fakeGitHub {
 }
 
 // backend connects a Backend to the fake through GITHUB_HOST-style configuration.
-func (f *fakeGitHub) backend(cfg Config) *Backend {
+func (f *fakeGitHub) backend(cfg BackendConfig) *Backend {
 	f.t.Helper()
 	if cfg.Token == "" {
 		cfg.Token = testToken
@@ -69,9 +69,9 @@ func (f *fakeGitHub) backend(cfg Config) *Backend {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	b, err := New(cfg)
+	b, err := NewBackend(cfg)
 	if err != nil {
-		f.t.Fatalf("New: %v", err)
+		f.t.Fatalf("NewBackend: %v", err)
 	}
 	return b
 }

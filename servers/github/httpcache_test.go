@@ -13,7 +13,7 @@ import (
 
 func TestRepeatedReadIsServedFrom304(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	first, err := b.GetRepository(ctx, RepoInput{Owner: "octo", Repo: "hello"})
 	if err != nil {
@@ -46,7 +46,7 @@ func TestRepeatedReadIsServedFrom304(t *testing.T) {
 
 func TestRevalidatedPageKeepsItsLinkHeader(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	in := ListIssuesInput{Owner: "octo", Repo: "hello", PerPage: 2}
 	first, err := b.ListIssues(ctx, in)
@@ -68,8 +68,8 @@ func TestRevalidatedPageKeepsItsLinkHeader(t *testing.T) {
 func TestCacheEntriesAreSeparatePerToken(t *testing.T) {
 	f := newFake(t)
 	shared := NewHTTPCache(1 << 20)
-	a := f.backend(Config{Cache: shared})
-	o := f.backend(Config{Cache: shared, Token: otherToken})
+	a := f.backend(BackendConfig{Cache: shared})
+	o := f.backend(BackendConfig{Cache: shared, Token: otherToken})
 	ctx := context.Background()
 	for _, b := range []*Backend{a, o, a, o} {
 		if _, err := b.GetRepository(ctx, RepoInput{Owner: "octo", Repo: "hello"}); err != nil {

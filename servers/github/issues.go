@@ -13,16 +13,16 @@ import (
 // ListIssuesInput selects issues of one repository. GitHub counts pull requests as
 // issues; they are marked pullRequest.
 type ListIssuesInput struct {
-	Owner     string   `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo      string   `json:"repo" jsonschema:"description=Repository name without the owner"`
-	State     string   `json:"state,omitempty" jsonschema:"description=Issue state (default open),enum=open,enum=closed,enum=all"`
-	Labels    []string `json:"labels,omitempty" jsonschema:"description=Only issues with all of these labels"`
-	Assignee  string   `json:"assignee,omitempty" jsonschema:"description=Only issues assigned to this login (or none or *)"`
-	Since     string   `json:"since,omitempty" jsonschema:"description=Only issues updated after this time (RFC 3339)"`
+	Owner     string   `json:"owner"`
+	Repo      string   `json:"repo"`
+	State     string   `json:"state,omitempty" jsonschema:"description=State (default open),enum=open,enum=closed,enum=all"`
+	Labels    []string `json:"labels,omitempty" jsonschema:"description=Labels (all must match)"`
+	Assignee  string   `json:"assignee,omitempty" jsonschema:"description=Assignee login or none or *"`
+	Since     string   `json:"since,omitempty" jsonschema:"description=Updated after this time (RFC 3339)"`
 	Sort      string   `json:"sort,omitempty" jsonschema:"description=Sort field (default created),enum=created,enum=updated,enum=comments"`
-	Direction string   `json:"direction,omitempty" jsonschema:"description=Sort direction (default desc),enum=asc,enum=desc"`
-	Page      int      `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage   int      `json:"perPage,omitempty" jsonschema:"description=Issues per page (default 30),minimum=1,maximum=100"`
+	Direction string   `json:"direction,omitempty" jsonschema:"description=Sort direction,enum=asc,enum=desc"`
+	Page      int      `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage   int      `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // IssueSummary is one issue in a list: no body (get the issue for that).
@@ -49,10 +49,10 @@ type IssueList struct {
 
 // GetIssueInput names one issue (or pull request) and a page of its comments.
 type GetIssueInput struct {
-	Owner           string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo            string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner           string `json:"owner"`
+	Repo            string `json:"repo"`
 	Number          int    `json:"number" jsonschema:"description=Issue or pull request number,minimum=1"`
-	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema:"description=Page of comments starting at 1,minimum=1"`
+	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema:"description=Comments page,minimum=1"`
 	CommentsPerPage int    `json:"commentsPerPage,omitempty" jsonschema:"description=Comments per page (default 30),minimum=1,maximum=100"`
 }
 
@@ -94,11 +94,11 @@ type Issue struct {
 
 // SearchIssuesInput is an issue and pull request search in GitHub's search syntax.
 type SearchIssuesInput struct {
-	Query   string `json:"query" jsonschema:"description=GitHub issue search query such as 'repo:octo/hello is:issue is:open label:bug'"`
+	Query   string `json:"query" jsonschema:"description=Search query such as 'repo:octo/hello is:open label:bug'"`
 	Sort    string `json:"sort,omitempty" jsonschema:"description=Sort field (default: best match),enum=comments,enum=reactions,enum=created,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema:"description=Sort order when sort is given,enum=asc,enum=desc"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Results per page (default 30),minimum=1,maximum=100"`
+	Order   string `json:"order,omitempty" jsonschema:"description=Sort order,enum=asc,enum=desc"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // IssueSearchItem is one issue or pull request in a search result.

@@ -10,7 +10,7 @@ import (
 
 func TestListIssuesPaginatesAcrossPages(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	type pageResult struct {
 		Numbers   []int
@@ -47,7 +47,7 @@ func TestListIssuesPaginatesAcrossPages(t *testing.T) {
 
 func TestListIssuesFields(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	res, err := b.ListIssues(context.Background(), ListIssuesInput{Owner: "octo", Repo: "hello", Labels: []string{"bug", "p1"}, PerPage: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func issue7Comments(hideStranger bool) []Comment {
 
 func TestGetIssueWithComments(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetIssue(context.Background(), GetIssueInput{Owner: "octo", Repo: "hello", Number: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestGetIssueWithComments(t *testing.T) {
 
 func TestLockdownHidesNonCollaboratorContent(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Lockdown: true})
+	b := f.backend(BackendConfig{Lockdown: true})
 	ctx := context.Background()
 	for call := 1; call <= 2; call++ {
 		got, err := b.GetIssue(ctx, GetIssueInput{Owner: "octo", Repo: "hello", Number: 7})
@@ -144,7 +144,7 @@ func TestLockdownHidesNonCollaboratorContent(t *testing.T) {
 
 func TestLockdownLeavesPrivateRepositoriesAlone(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Lockdown: true})
+	b := f.backend(BackendConfig{Lockdown: true})
 	got, err := b.GetIssue(context.Background(), GetIssueInput{Owner: "octo", Repo: "secret", Number: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestLockdownLeavesPrivateRepositoriesAlone(t *testing.T) {
 
 func TestSearchIssuesHidesOutsideAllowList(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/hello")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/hello")})
 	got, err := b.SearchIssues(context.Background(), SearchIssuesInput{Query: "crash is:open"})
 	if err != nil {
 		t.Fatal(err)

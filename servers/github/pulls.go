@@ -21,15 +21,15 @@ const (
 
 // ListPullRequestsInput selects pull requests of one repository.
 type ListPullRequestsInput struct {
-	Owner     string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo      string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner     string `json:"owner"`
+	Repo      string `json:"repo"`
 	State     string `json:"state,omitempty" jsonschema:"description=State (default open),enum=open,enum=closed,enum=all"`
-	Head      string `json:"head,omitempty" jsonschema:"description=Only pull requests from this branch given as user:branch"`
-	Base      string `json:"base,omitempty" jsonschema:"description=Only pull requests into this base branch"`
+	Head      string `json:"head,omitempty" jsonschema:"description=Source branch as user:branch"`
+	Base      string `json:"base,omitempty" jsonschema:"description=Target branch"`
 	Sort      string `json:"sort,omitempty" jsonschema:"description=Sort field (default created),enum=created,enum=updated,enum=popularity,enum=long-running"`
 	Direction string `json:"direction,omitempty" jsonschema:"description=Sort direction,enum=asc,enum=desc"`
-	Page      int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage   int    `json:"perPage,omitempty" jsonschema:"description=Pull requests per page (default 30),minimum=1,maximum=100"`
+	Page      int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage   int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // PullRequestSummary is one pull request in a list.
@@ -56,8 +56,8 @@ type PullRequestList struct {
 
 // PullRequestInput names one pull request.
 type PullRequestInput struct {
-	Owner  string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo   string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner  string `json:"owner"`
+	Repo   string `json:"repo"`
 	Number int    `json:"number" jsonschema:"description=Pull request number,minimum=1"`
 }
 
@@ -116,11 +116,11 @@ type PullRequest struct {
 
 // PullRequestDiffInput names a pull request and a window of its unified diff.
 type PullRequestDiffInput struct {
-	Owner     string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo      string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner     string `json:"owner"`
+	Repo      string `json:"repo"`
 	Number    int    `json:"number" jsonschema:"description=Pull request number,minimum=1"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First diff line to return (1-based; default 1),minimum=1"`
-	MaxLines  int    `json:"maxLines,omitempty" jsonschema:"description=Most lines to return (default 1000),minimum=1,maximum=5000"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First diff line (default 1),minimum=1"`
+	MaxLines  int    `json:"maxLines,omitempty" jsonschema:"description=Max lines (default 1000),minimum=1,maximum=5000"`
 }
 
 // Diff is a window of a unified diff.

@@ -13,7 +13,7 @@ import (
 
 func TestListPullRequests(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.ListPullRequests(context.Background(), ListPullRequestsInput{Owner: "octo", Repo: "hello", State: "open", Base: "main"})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestListPullRequests(t *testing.T) {
 
 func TestGetPullRequestWithFilesReviewsAndChecks(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetPullRequest(context.Background(), PullRequestInput{Owner: "octo", Repo: "hello", Number: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestGetPullRequestNotesPartsThatFail(t *testing.T) {
 	f.override("GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/check-runs", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 403, map[string]string{"message": "Resource not accessible by personal access token"})
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetPullRequest(context.Background(), PullRequestInput{Owner: "octo", Repo: "hello", Number: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestPullRequestDiffOf10000LinesIsBounded(t *testing.T) {
 		}
 		serveWithETag(w, r, "text/plain", []byte(diff))
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 
 	first, err := b.GetPullRequestDiff(ctx, PullRequestDiffInput{Owner: "octo", Repo: "big", Number: 9})
@@ -140,7 +140,7 @@ func TestGetCommitBoundsA10000LinePatch(t *testing.T) {
 			},
 		})
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetCommit(context.Background(), GetCommitInput{Owner: "octo", Repo: "big", Ref: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func TestPrimaryRateLimitReportsResetTime(t *testing.T) {
 	f := newFake(t)
 	reset := time.Now().Add(time.Hour).Truncate(time.Second)
 	f.override("GET "+repoPath, primaryLimited(reset))
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	waits := recordSleeps(b)
 
 	_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
@@ -106,7 +106,7 @@ func TestRateLimitsRetriedWhenShort(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t)
 			f.override("GET "+repoPath, sequence(tt.first(), f.fixture("repo_hello.json")))
-			b := f.backend(Config{})
+			b := f.backend(BackendConfig{})
 			waits := recordSleeps(b)
 			got, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 			if err != nil {
@@ -140,7 +140,7 @@ func TestSecondaryRateLimitTooLongIsReported(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t)
 			f.override("GET "+repoPath, tt.handler)
-			b := f.backend(Config{})
+			b := f.backend(BackendConfig{})
 			waits := recordSleeps(b)
 			before := time.Now()
 			_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
@@ -171,7 +171,7 @@ func TestSecondaryRateLimitTooLongIsReported(t *testing.T) {
 func TestRateLimitWaitBeyondDeadlineIsNotTaken(t *testing.T) {
 	f := newFake(t)
 	f.override("GET "+repoPath, sequence(secondaryLimited("5"), f.fixture("repo_hello.json")))
-	b := f.backend(Config{Timeout: 2 * time.Second})
+	b := f.backend(BackendConfig{Timeout: 2 * time.Second})
 	waits := recordSleeps(b)
 	_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 	var rl *RateLimitError
@@ -186,7 +186,7 @@ func TestRateLimitWaitBeyondDeadlineIsNotTaken(t *testing.T) {
 func TestRateLimitedWriteIsRetriedWithItsBody(t *testing.T) {
 	f := newFake(t)
 	f.override("POST "+repoPath+"/issues", sequence(secondaryLimited("1"), f.created("created_issue.json")))
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	recordSleeps(b)
 	if _, err := b.CreateIssue(context.Background(), CreateIssueInput{Owner: "octo", Repo: "hello", Title: "New bug", Body: "Steps"}); err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestPermissionDenied403IsNotARateLimit(t *testing.T) {
 	f.override("GET "+repoPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 403, map[string]string{"message": "Resource not accessible by integration"})
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 	var rl *RateLimitError
 	if errors.As(err, &rl) || err == nil || !contains(err.Error(), "forbidden (403 Resource not accessible by integration)") {

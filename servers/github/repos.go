@@ -10,17 +10,17 @@ import (
 
 // RepoInput names one repository.
 type RepoInput struct {
-	Owner string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo  string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner string `json:"owner"`
+	Repo  string `json:"repo"`
 }
 
 // SearchRepositoriesInput is a repository search in GitHub's search syntax.
 type SearchRepositoriesInput struct {
-	Query   string `json:"query" jsonschema:"description=GitHub repository search query such as 'mcp language:go stars:>100' or 'org:octo topic:cli'"`
+	Query   string `json:"query" jsonschema:"description=Search query such as 'mcp language:go stars:>100'"`
 	Sort    string `json:"sort,omitempty" jsonschema:"description=Sort field (default: best match),enum=stars,enum=forks,enum=help-wanted-issues,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema:"description=Sort order when sort is given,enum=asc,enum=desc"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page number starting at 1,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Results per page (default 30),minimum=1,maximum=100"`
+	Order   string `json:"order,omitempty" jsonschema:"description=Sort order,enum=asc,enum=desc"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
 }
 
 // RepoSummary is one repository in a search result.

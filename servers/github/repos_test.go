@@ -21,7 +21,7 @@ func mustAllow(t *testing.T, s string) *AllowList {
 
 func TestGetRepository(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	got, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestGetRepository(t *testing.T) {
 
 func TestSearchRepositoriesHidesOutsideAllowList(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/*")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/*")})
 	got, err := b.SearchRepositories(context.Background(), SearchRepositoriesInput{Query: "hello", Sort: "stars", PerPage: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSearchRepositoriesHidesOutsideAllowList(t *testing.T) {
 
 func TestGetFileContents(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -115,7 +115,7 @@ func TestGetFileContents(t *testing.T) {
 
 func TestListBranchesTagsReleases(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	in := ListRepoInput{Owner: "octo", Repo: "hello"}
 
@@ -156,7 +156,7 @@ func TestListBranchesTagsReleases(t *testing.T) {
 
 func TestListCommitsAndGetCommit(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	list, err := b.ListCommits(ctx, ListCommitsInput{Owner: "octo", Repo: "hello", Ref: "main", Path: "parse.go", Since: "2024-01-01T00:00:00Z"})
 	if err != nil {

@@ -8,8 +8,13 @@ import (
 	"testing"
 )
 
+// selfDescribing json names may go without a description: their meaning is plain from
+// the name and every tool uses them the same way.
+var selfDescribing = map[string]bool{"owner": true, "repo": true, "page": true}
+
 // TestSchemaTags checks every input and output struct reachable from the Backend's
-// operations: each exported field has a json name and a jsonschema description, and
+// operations: each exported field has a json name and a jsonschema description (except
+// the self-describing owner, repo and page, left bare to keep tools/list small), and
 // every jsonschema tag splits (on commas, as invopop/jsonschema splits it) into known
 // key=value pairs. A comma inside a description would silently cut it short and turn
 // the rest into a bogus keyword; this catches that.
@@ -43,10 +48,13 @@ func TestSchemaTags(t *testing.T) {
 				t.Errorf("%s has no json name", where)
 			}
 			tag := fld.Tag.Get("jsonschema")
-			if !strings.HasPrefix(tag, "description=") {
+			if !strings.HasPrefix(tag, "description=") && !(selfDescribing[jsonName] && !strings.Contains(tag, "description=")) {
 				t.Errorf("%s: jsonschema tag %q does not start with a description", where, tag)
 			}
 			for _, part := range strings.Split(tag, ",") {
+				if part == "" && tag == "" {
+					continue
+				}
 				if !known.MatchString(part) {
 					t.Errorf("%s: jsonschema tag part %q is not key=value with a known key (a comma in a description?)", where, part)
 				}

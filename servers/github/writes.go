@@ -22,8 +22,8 @@ const (
 
 // CreateIssueInput is a new issue.
 type CreateIssueInput struct {
-	Owner     string   `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo      string   `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner     string   `json:"owner"`
+	Repo      string   `json:"repo"`
 	Title     string   `json:"title" jsonschema:"description=Issue title (at most 256 characters)"`
 	Body      string   `json:"body,omitempty" jsonschema:"description=Issue text in GitHub Markdown"`
 	Labels    []string `json:"labels,omitempty" jsonschema:"description=Label names to apply (they must exist)"`
@@ -39,8 +39,8 @@ type CreatedIssue struct {
 
 // AddCommentInput is a new comment on an issue or pull request.
 type AddCommentInput struct {
-	Owner  string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo   string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner  string `json:"owner"`
+	Repo   string `json:"repo"`
 	Number int    `json:"number" jsonschema:"description=Issue or pull request number,minimum=1"`
 	Body   string `json:"body" jsonschema:"description=Comment text in GitHub Markdown"`
 }
@@ -53,8 +53,8 @@ type CreatedComment struct {
 
 // CreatePullRequestInput is a new pull request.
 type CreatePullRequestInput struct {
-	Owner string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo  string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner string `json:"owner"`
+	Repo  string `json:"repo"`
 	Title string `json:"title" jsonschema:"description=Pull request title (at most 256 characters)"`
 	Body  string `json:"body,omitempty" jsonschema:"description=Description in GitHub Markdown"`
 	Head  string `json:"head" jsonschema:"description=Branch with the changes: branch or fork-owner:branch"`
@@ -71,8 +71,8 @@ type CreatedPullRequest struct {
 
 // CreateOrUpdateFileInput writes one file as one commit.
 type CreateOrUpdateFileInput struct {
-	Owner   string `json:"owner" jsonschema:"description=Repository owner: a user or organization login"`
-	Repo    string `json:"repo" jsonschema:"description=Repository name without the owner"`
+	Owner   string `json:"owner"`
+	Repo    string `json:"repo"`
 	Path    string `json:"path" jsonschema:"description=File path from the repository root"`
 	Content string `json:"content" jsonschema:"description=The complete new file content (text; at most 1 MiB)"`
 	Message string `json:"message" jsonschema:"description=Commit message"`

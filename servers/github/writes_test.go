@@ -30,7 +30,7 @@ func (f *fakeGitHub) lastBody(t *testing.T, method, path string) map[string]any 
 
 func TestWrites(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/hello")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/hello")})
 	ctx := context.Background()
 
 	is, err := b.CreateIssue(ctx, CreateIssueInput{Owner: "octo", Repo: "hello", Title: "New bug", Body: "Steps to reproduce", Labels: []string{"bug"}, Assignees: []string{"octocat"}})
@@ -88,7 +88,7 @@ func TestCreateFileThatExistsSaysToPassSHA(t *testing.T) {
 	f.override("PUT /api/v3/repos/octo/hello/contents/README.md", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 422, map[string]string{"message": "Invalid request.\n\n\"sha\" wasn't supplied.", "documentation_url": "https://docs.github.com/rest/repos/contents"})
 	})
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	_, err := b.CreateOrUpdateFile(context.Background(), CreateOrUpdateFileInput{Owner: "octo", Repo: "hello", Path: "README.md", Content: "x", Message: "m"})
 	if err == nil || !contains(err.Error(), "the file already exists; pass sha") {
 		t.Errorf("err = %v", err)
@@ -97,7 +97,7 @@ func TestCreateFileThatExistsSaysToPassSHA(t *testing.T) {
 
 func TestWriteInputValidation(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{})
+	b := f.backend(BackendConfig{})
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -150,7 +150,7 @@ func TestWriteInputValidation(t *testing.T) {
 
 func TestDescribeWrites(t *testing.T) {
 	f := newFake(t)
-	b := f.backend(Config{Repos: mustAllow(t, "octo/hello")})
+	b := f.backend(BackendConfig{Repos: mustAllow(t, "octo/hello")})
 	tests := []struct {
 		name string
 		call func() (string, error)

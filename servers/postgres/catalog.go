@@ -145,35 +145,14 @@ func (db *DB) ListTables(ctx context.Context, schema string) (*TableList, error)
 				return &NotFoundError{What: fmt.Sprintf("schema %q does not exist (names are case-sensitive; list_schemas shows the schemas)", schema)}
 			}
 		}
-		rows, err := tx.Query(ctx, `SELECT n.nspname, c.relname, c.relkind::text,
- CASE WHEN c.relkind = 'p' THEN (SELECT sum(p.reltuples) FILTER (WHERE p.reltuples >= 0)::float8
-     FROM pg_catalog.pg_partition_tree(c.oid) t JOIN pg_catalog.pg_class p ON p.oid = t.relid WHERE t.isleaf)
-   WHEN c.relkind IN ('r','m','f') AND c.reltuples >= 0 THEN c.reltuples::float8 END,
- COALESCE(left(pg_catalog.obj_description(c.oid, 'pg_class'), 2001), '')
- FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE c.relkind IN ('r','v','m','p','f') AND NOT c.relispartition
+		rows, err := tx.Query(ctx, tableSelect+`
    AND CASE WHEN $1 = '' THEN n.nspname <> 'information_schema' AND n.nspname !~ '^pg_' ELSE n.nspname = $1 END
  ORDER BY n.nspname, c.relname LIMIT $2`, schema, db.opts.MaxRows+1)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var t TableSummary
-			var kind string
-			var est *float64
-			if err := rows.Scan(&t.Schema, &t.Name, &kind, &est, &t.Comment); err != nil {
-				return err
-			}
-			t.Kind = relKinds[kind]
-			if est != nil {
-				n := int64(*est)
-				t.RowEstimate = &n
-			}
-			t.Comment = mcpkitClean(t.Comment, maxCommentBytes)
-			out.Tables = append(out.Tables, t)
-		}
-		return rows.Err()
+		out.Tables, err = scanTables(rows, out.Tables)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -187,4 +166,67 @@ func (db *DB) ListTables(ctx context.Context, schema string) (*TableList, error)
 		out.Cut(hint)
 	}
 	return out, nil
+}
+
+// tableSelect is the select list and filter every table listing shares: tables,
+// views, materialized views, partitioned and foreign tables, partitions left out.
+// Callers append their own conditions (starting with AND), ORDER BY and LIMIT.
+const tableSelect = `SELECT n.nspname, c.relname, c.relkind::text,
+ CASE WHEN c.relkind = 'p' THEN (SELECT sum(p.reltuples) FILTER (WHERE p.reltuples >= 0)::float8
+     FROM pg_catalog.pg_partition_tree(c.oid) t JOIN pg_catalog.pg_class p ON p.oid = t.relid WHERE t.isleaf)
+   WHEN c.relkind IN ('r','m','f') AND c.reltuples >= 0 THEN c.reltuples::float8 END,
+ COALESCE(left(pg_catalog.obj_description(c.oid, 'pg_class'), 2001), '')
+ FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE c.relkind IN ('r','v','m','p','f') AND NOT c.relispartition`
+
+// scanTables reads the rows of a tableSelect query, appending to out.
+func scanTables(rows pgx.Rows, out []TableSummary) ([]TableSummary, error) {
+	defer rows.Close()
+	for rows.Next() {
+		var t TableSummary
+		var kind string
+		var est *float64
+		if err := rows.Scan(&t.Schema, &t.Name, &kind, &est, &t.Comment); err != nil {
+			return out, err
+		}
+		t.Kind = relKinds[kind]
+		if est != nil {
+			n := int64(*est)
+			t.RowEstimate = &n
+		}
+		t.Comment = mcpkitClean(t.Comment, maxCommentBytes)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TablesAfter returns up to limit tables of the user schemas that sort after
+// (afterSchema, afterName), in (schema, name) order, and whether more follow. It is
+// keyset pagination for listing every table as a resource: each page costs the same
+// wherever it starts, and tables created or dropped between pages never shift the
+// others. ("", "") starts at the beginning.
+func (db *DB) TablesAfter(ctx context.Context, afterSchema, afterName string, limit int) ([]TableSummary, bool, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	tables := []TableSummary{}
+	err := db.catalogTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		// name compares bytewise (C collation), the same order ORDER BY uses.
+		rows, err := tx.Query(ctx, tableSelect+`
+   AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
+   AND (n.nspname, c.relname) > ($1::name, $2::name)
+ ORDER BY n.nspname, c.relname LIMIT $3`, afterSchema, afterName, limit+1)
+		if err != nil {
+			return err
+		}
+		tables, err = scanTables(rows, tables)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if len(tables) > limit {
+		return tables[:limit], true, nil
+	}
+	return tables, false, nil
 }

@@ -255,3 +255,12 @@ func redact(s string, secrets ...string) string {
 	}
 	return s
 }
+
+// Ping checks that PostgreSQL answers on a pooled connection: the readiness probe
+// (/readyz) of an HTTP deployment. The error names the target, never the password.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("PostgreSQL at %s does not answer: %s", db.target, connectErrorText(err))
+	}
+	return nil
+}

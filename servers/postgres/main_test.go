@@ -9,7 +9,13 @@ import (
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if binDir != "" {
+		os.RemoveAll(binDir) // the server binary built by serverBinary
+	}
+	os.Exit(code)
+}
 
 // openDB opens a DB on url for t and closes it when t ends.
 func openDB(t testing.TB, url string, opts Options) *DB {

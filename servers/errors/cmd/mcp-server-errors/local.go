@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	errorserver "github.com/mcpkit/reference/servers/errors"
+)
+
+// dsnKeyFile keeps the generated DSN public key in the data directory, so the DSN an
+// application was configured with keeps working after a restart.
+const dsnKeyFile = "dsn_key"
+
+// Timeouts of the ingest endpoint: SDKs send one small request at a time, so a client
+// that dawdles over its headers or body is cut off, and idle connections are closed.
+const (
+	ingestReadHeaderTimeout = 10 * time.Second
+	ingestReadTimeout       = 60 * time.Second
+	ingestWriteTimeout      = 60 * time.Second
+	ingestIdleTimeout       = 120 * time.Second
+	ingestShutdownTimeout   = 5 * time.Second
+)
+
+var dsnKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+
+func checkDSNKey(k string) error {
+	if !dsnKeyPattern.MatchString(k) {
+		return errors.New("a DSN key is 1 to 128 letters, digits, '.', '_', '~' or '-' (it becomes the user part of http://KEY@host/1)")
+	}
+	return nil
+}
+
+// loadOrCreateDSNKey returns the key kept in dir, creating it on first use. The new
+// key is written to a temporary file, synced, and linked into place, so a crash
+// never leaves a partial key and two processes starting at once agree on one key.
+func loadOrCreateDSNKey(dir string) (key string, created bool, err error) {
+	path := filepath.Join(dir, dsnKeyFile)
+	read := func() (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		k := strings.TrimSpace(string(b))
+		if checkDSNKey(k) != nil {
+			return "", fmt.Errorf("%s does not hold a DSN key: delete it to generate a new one, or give one with --dsn-key", path)
+		}
+		return k, nil
+	}
+	if k, err := read(); !errors.Is(err, fs.ErrNotExist) {
+		return k, false, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", false, fmt.Errorf("create data directory: %w", err)
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", false, err
+	}
+	key = hex.EncodeToString(b[:])
+	tmp, err := os.CreateTemp(dir, ".dsn_key-*")
+	if err != nil {
+		return "", false, fmt.Errorf("write the DSN key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(key + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("write the DSN key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) { // another process made one first: use it
+			k, err := read()
+			return k, false, err
+		}
+		return "", false, fmt.Errorf("write the DSN key: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // make the new name durable along with the file
+		d.Close()
+	}
+	return key, true, nil
+}
+
+// localRun is the local backend while it runs: the store, the ingest server and the
+// DSN applications use.
+type localRun struct {
+	store  *errorserver.LocalStore
+	srv    *http.Server
+	dsn    string
+	failed chan struct{} // closed when the ingest server stops on its own
+	err    error         // why, once failed is closed
+}
+
+// startLocal opens the store, listens on the ingest address and serves SDKs there.
+func startLocal(ls localSettings, logger *slog.Logger) (*localRun, error) {
+	key := ls.dsnKey
+	if key == "" {
+		var created bool
+		var err error
+		if key, created, err = loadOrCreateDSNKey(ls.dataDir); err != nil {
+			return nil, err
+		}
+		if created {
+			logger.Info("local store: generated a DSN key and saved it in the data directory", "file", filepath.Join(ls.dataDir, dsnKeyFile))
+		}
+	}
+	maxBytes, maxAge := ls.maxBytes, ls.maxAge
+	if maxBytes == 0 {
+		maxBytes = -1 // LocalConfig: negative is no limit
+	}
+	if maxAge == 0 {
+		maxAge = -1
+	}
+	store, err := errorserver.OpenLocal(errorserver.LocalConfig{
+		DataDir: ls.dataDir, PublicKeys: []string{key},
+		MaxTotalBytes: maxBytes, MaxAge: maxAge, Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", ls.ingestAddr)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("ingest endpoint: %w: choose another address with --ingest (env ERRORS_INGEST_ADDR), such as 127.0.0.1:0 for any free port", err)
+	}
+	r := &localRun{store: store, dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
+	r.srv = &http.Server{
+		Handler:           store.IngestHandler(),
+		ReadHeaderTimeout: ingestReadHeaderTimeout,
+		ReadTimeout:       ingestReadTimeout,
+		WriteTimeout:      ingestWriteTimeout,
+		IdleTimeout:       ingestIdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("local store: point your application's Sentry DSN here", "dsn", r.dsn, "ingest", ln.Addr().String(), "data", ls.dataDir,
+		"max_bytes", ls.maxBytes, "max_age", ls.maxAge.String())
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		logger.Info("local store: the ingest endpoint listens on every interface; applications elsewhere use this host's name or address in the DSN instead of localhost")
+	}
+	go func() {
+		err := r.srv.Serve(ln)
+		if !errors.Is(err, http.ErrServerClosed) {
+			r.err = err
+			logger.Error("local store: the ingest endpoint stopped", "error", err.Error())
+			close(r.failed)
+		}
+	}()
+	return r, nil
+}
+
+// stop ends the ingest endpoint (letting requests in flight finish, so every event
+// acknowledged is stored), then closes the store.
+func (r *localRun) stop(logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), ingestShutdownTimeout)
+	defer cancel()
+	if err := r.srv.Shutdown(ctx); err != nil {
+		logger.Warn("local store: ingest requests still running at shutdown were cut off", "error", err.Error())
+		r.srv.Close()
+	}
+	var failed error
+	select {
+	case <-r.failed:
+		failed = fmt.Errorf("ingest endpoint: %w", r.err)
+	default:
+	}
+	return errors.Join(failed, r.store.Close())
+}
+
+// dsnFor is the DSN an application uses: http://KEY@HOST:PORT/1. A wildcard listen
+// address becomes localhost, which is right on this machine and in a container's
+// published port.
+func dsnFor(key string, addr net.Addr) string {
+	host, port := "localhost", ""
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		port = fmt.Sprint(tcp.Port)
+		if !tcp.IP.IsUnspecified() {
+			host = tcp.IP.String()
+		}
+	} else if h, p, err := net.SplitHostPort(addr.String()); err == nil {
+		host, port = h, p
+	}
+	u := url.URL{Scheme: "http", User: url.User(key), Host: net.JoinHostPort(host, port), Path: "/" + localProjectInDSN}
+	return u.String()
+}

@@ -1,0 +1,257 @@
+//go:build linux
+
+package errorserver
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/getsentry/sentry-go"
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+)
+
+// serverProcess is mcp-server-errors running as a child process with the local
+// backend, an MCP client on its stdio and the DSN it logged.
+type serverProcess struct {
+	cmd    *exec.Cmd
+	client *mcpkittest.Client
+	dsn    string
+
+	mu     sync.Mutex
+	stderr strings.Builder
+}
+
+var dsnInLog = regexp.MustCompile(`msg="local store: point your application's Sentry DSN here" dsn=(\S+)`)
+
+// startServerProcess runs the binary on dataDir with the ingest endpoint on a free
+// loopback port, waits for the DSN it logs on stderr, and connects a client of the
+// given revision to its stdin and stdout.
+func startServerProcess(t *testing.T, dataDir, revision string) *serverProcess {
+	t.Helper()
+	p := &serverProcess{cmd: exec.Command(serverBinary(t), "--backend", "local", "--data", dataDir, "--ingest", "127.0.0.1:0")}
+	p.cmd.Env = processEnv()
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	})
+	dsn := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := dsnInLog.FindStringSubmatch(line); m != nil {
+				select {
+				case dsn <- m[1]:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case p.dsn = <-dsn:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server logged no DSN within 30s; stderr:\n%s", p.log())
+	}
+	p.client = mcpkittest.ConnectStream(t, stdout, stdin, revision, nil)
+	return p
+}
+
+func (p *serverProcess) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// ackedHub is a sentry-go hub whose every capture waits for the server's answer, with
+// the acknowledged event ids recorded by rec.
+func ackedHub(t *testing.T, dsn, env string, rec *ackRecorder) *sentry.Hub {
+	t.Helper()
+	client, err := sentry.NewClient(sentry.ClientOptions{
+		Dsn: dsn, Environment: env, Release: "shop@2.0.0", ServerName: "web-2", AttachStacktrace: true,
+		Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rec,
+	})
+	if err != nil {
+		t.Fatalf("sentry.NewClient(%s): %v", dsn, err)
+	}
+	return sentry.NewHub(client, sentry.NewScope())
+}
+
+// eventIDsThroughMCP pages through every issue and every issue's events with the
+// tools, and returns the event ids and each issue's count.
+func eventIDsThroughMCP(t *testing.T, c *mcpkittest.Client) (ids map[string]bool, counts map[string]int64) {
+	t.Helper()
+	ids, counts = map[string]bool{}, map[string]int64{}
+	cursor := ""
+	for {
+		var issues IssueList
+		callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1d", "limit": 100, "cursor": cursor}, &issues)
+		for _, is := range issues.Issues {
+			counts[is.ID] = is.Count
+			ec := ""
+			for {
+				var evs EventList
+				callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": is.ID, "limit": 100, "cursor": ec}, &evs)
+				for _, e := range evs.Events {
+					ids[e.ID] = true
+				}
+				if ec = evs.NextCursor; ec == "" {
+					break
+				}
+			}
+		}
+		if cursor = issues.NextCursor; cursor == "" {
+			return ids, counts
+		}
+	}
+}
+
+// TestProcessSurvivesSIGKILLAndRestart runs the real binary the way a host does
+// (stdio, local backend), sends it events with sentry-go, finds them through the MCP
+// tools, kills it with SIGKILL while events are in flight, restarts it on the same
+// data directory, and finds every acknowledged event again through the tools. The
+// DSN key survives the restart, so the application's DSN keeps working.
+func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
+	dir := t.TempDir()
+	first := startServerProcess(t, dir, "2026-07-28")
+	rec := &ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
+
+	staging := ackedHub(t, first.dsn, "staging", rec)
+	var chargeLine int
+	for range 3 {
+		chargeLine = chargeCard(staging)
+	}
+	loadCart(staging, "ann")
+	staging.CaptureMessage("inventory low")
+	explode(staging)
+	chargeCard(ackedHub(t, first.dsn, "production", rec))
+	if n := len(rec.acked()); n != 7 {
+		t.Fatalf("%d of 7 events acknowledged; stderr:\n%s", n, first.log())
+	}
+
+	// Found through the tools of the running process.
+	var issues IssueList
+	callOK(t, first.client, ToolSearchIssues, map[string]any{"statsPeriod": "1h", "sort": "freq"}, &issues)
+	titles := map[string]int64{}
+	var charge string
+	for _, is := range issues.Issues {
+		titles[is.Title] = is.Count
+		if is.Title == "*errors.errorString: card declined" {
+			charge = is.ID
+		}
+	}
+	if len(titles) != 4 || titles["*errors.errorString: card declined"] != 4 || titles["*fmt.wrapError: load cart of ann: cart missing"] != 1 || titles["inventory low"] != 1 {
+		t.Fatalf("issues through MCP: %v; want 4 issues, card declined x4", titles)
+	}
+	var ev Event
+	callOK(t, first.client, ToolGetEvent, map[string]any{"issueId": charge}, &ev)
+	if top := ev.Exceptions[0].Frames[0]; ev.Environment != "production" || top.Function != "chargeCard" || top.Line != chargeLine {
+		t.Errorf("latest event: environment %q, first frame %+v; want production and chargeCard line %d", ev.Environment, top, chargeLine)
+	}
+	var tv TagValueList
+	callOK(t, first.client, ToolGetTagValues, map[string]any{"issueId": charge, "key": "environment"}, &tv)
+	if len(tv.Values) != 2 || tv.Values[0].Value != "staging" || tv.Values[0].Count != 3 {
+		t.Errorf("environment values = %+v; want staging 3 first", tv.Values)
+	}
+
+	// Kill it while four senders wait for acknowledgements.
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	before := len(rec.acked())
+	for w := range 4 {
+		hub := ackedHub(t, first.dsn, fmt.Sprintf("load-%d", w), rec)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load() && i < 100000; i++ {
+				loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+			}
+		}()
+	}
+	waitFor(t, "acknowledged events under load", func() bool { return len(rec.acked()) >= before+40 })
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := first.cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("server exit = %v; want killed by SIGKILL", err)
+	}
+	stop.Store(true)
+	wg.Wait()
+	acked := rec.acked()
+
+	// Restarted on the same data directory, it shows every acknowledged event.
+	second := startServerProcess(t, dir, "2025-11-25")
+	firstURL, _ := url.Parse(first.dsn)
+	secondURL, _ := url.Parse(second.dsn)
+	if firstURL.User.String() != secondURL.User.String() || secondURL.Path != "/1" {
+		t.Errorf("DSN after restart %s; want the same key as %s and project 1", second.dsn, first.dsn)
+	}
+	stored, counts := eventIDsThroughMCP(t, second.client)
+	var missing []string
+	for _, id := range acked {
+		if !stored[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("%d of %d acknowledged events are missing after SIGKILL and restart: %v", len(missing), len(acked), missing)
+	}
+	if counts[charge] != 4 {
+		t.Errorf("card declined after restart: count %d, want 4", counts[charge])
+	}
+	t.Logf("%d events acknowledged before SIGKILL (%d under load); %d found through MCP after restart", len(acked), len(acked)-before, len(stored))
+
+	var again Event
+	callOK(t, second.client, ToolGetEvent, map[string]any{"issueId": charge, "eventId": acked[0]}, &again)
+	if again.ID != acked[0] || again.Environment != "staging" {
+		t.Errorf("first acknowledged event after restart = %s in %q; want %s in staging", again.ID, again.Environment, acked[0])
+	}
+
+	// The restarted process keeps accepting events at its new address.
+	after := &ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
+	ackedHub(t, second.dsn, "after-restart", after).CaptureMessage("back up")
+	var found IssueList
+	callOK(t, second.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
+	var got []string
+	for _, is := range found.Issues {
+		got = append(got, is.Title)
+	}
+	if diff := cmp.Diff([]string{"back up"}, got); diff != "" || len(after.acked()) != 1 {
+		t.Errorf("event sent after restart (%d acknowledged) (-want +got):\n%s", len(after.acked()), diff)
+	}
+}

@@ -1,0 +1,118 @@
+package github
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// Toolsets, in the order tools/list shows them. All of them are on by default: each
+// is small, and together they are still a fraction of the size of GitHub's own
+// server's defaults (see README).
+var Toolsets = []string{"repos", "issues", "pull_requests", "code", "actions"}
+
+// toolEntry is one tool of the catalog: its name, its toolset, whether it writes, and
+// how to register it on a server for a backend.
+type toolEntry struct {
+	name    string
+	toolset string
+	write   bool
+	add     func(s *mcpkit.Server, b *Backend)
+}
+
+// catalog lists every tool in tools/list order: per toolset, reads first.
+func catalog() []toolEntry {
+	var all []toolEntry
+	for _, group := range [][]toolEntry{reposTools(), issuesTools(), pullsTools(), codeTools(), actionsTools(), writeTools()} {
+		all = append(all, group...)
+	}
+	// Order by toolset, keeping each group's order, so a toolset's tools stay together.
+	slices.SortStableFunc(all, func(a, b toolEntry) int {
+		return slices.Index(Toolsets, a.toolset) - slices.Index(Toolsets, b.toolset)
+	})
+	return all
+}
+
+// ToolNames returns every tool name, write tools included, in tools/list order.
+func ToolNames() []string {
+	var names []string
+	for _, e := range catalog() {
+		names = append(names, e.name)
+	}
+	return names
+}
+
+// Selection is what --toolsets and --tools ask for. The zero value is the default:
+// every toolset.
+type Selection struct {
+	// Toolsets to enable; empty with empty Tools means all.
+	Toolsets []string
+	// Tools to enable by name, in addition to the toolsets (alone: only these).
+	Tools []string
+}
+
+// ParseSelection reads the comma-separated --toolsets and --tools values. "all" and
+// "default" in --toolsets mean every toolset. Unknown names are errors that list the
+// known ones.
+func ParseSelection(toolsets, tools string) (Selection, error) {
+	var sel Selection
+	for _, name := range splitList(toolsets) {
+		switch {
+		case name == "all" || name == "default":
+			sel.Toolsets = append(sel.Toolsets, Toolsets...)
+		case slices.Contains(Toolsets, name):
+			sel.Toolsets = append(sel.Toolsets, name)
+		default:
+			return Selection{}, fmt.Errorf("unknown toolset %q; expected a comma-separated list of %s (or all)", clip(name), strings.Join(Toolsets, ", "))
+		}
+	}
+	known := ToolNames()
+	for _, name := range splitList(tools) {
+		if !slices.Contains(known, name) {
+			return Selection{}, fmt.Errorf("unknown tool %q; expected a comma-separated list of tool names: %s", clip(name), strings.Join(known, ", "))
+		}
+		sel.Tools = append(sel.Tools, name)
+	}
+	if strings.TrimSpace(toolsets) != "" && len(sel.Toolsets) == 0 {
+		return Selection{}, fmt.Errorf("--toolsets %q names no toolset; expected e.g. repos,issues (omit it for all)", clip(toolsets))
+	}
+	if strings.TrimSpace(tools) != "" && len(sel.Tools) == 0 {
+		return Selection{}, fmt.Errorf("--tools %q names no tool; expected e.g. get_file_contents,search_code", clip(tools))
+	}
+	return sel, nil
+}
+
+// Check reports a selection that asks for a write tool by name while writes are
+// off: that is a configuration mistake worth stopping for, not a silent omission.
+func (sel Selection) Check(allowWrites bool) error {
+	if allowWrites {
+		return nil
+	}
+	for _, e := range catalog() {
+		if e.write && slices.Contains(sel.Tools, e.name) {
+			return fmt.Errorf("--tools names %s, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1) to enable write tools", e.name)
+		}
+	}
+	return nil
+}
+
+// includes reports whether the selection enables e. Write tools additionally need
+// writes to be allowed; New checks that.
+func (sel Selection) includes(e toolEntry) bool {
+	if len(sel.Toolsets) == 0 && len(sel.Tools) == 0 {
+		return true
+	}
+	return slices.Contains(sel.Toolsets, e.toolset) || slices.Contains(sel.Tools, e.name)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

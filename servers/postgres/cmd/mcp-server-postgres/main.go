@@ -1,0 +1,164 @@
+// Command mcp-server-postgres serves a PostgreSQL database over MCP: read-only SQL
+// that cannot be escaped, schema exploration, query plans and bounded results; writes
+// only with --allow-writes and the user's confirmation of each statement.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/servers/postgres"
+)
+
+func main() {
+	err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-server-postgres:", err)
+		os.Exit(1)
+	}
+}
+
+// flagEnv maps this server's own flags to their environment variables. A flag given
+// on the command line wins over its variable. (The standard serve flags, --http and
+// the rest, read their MCP_* variables: see mcpkit.RegisterServeFlags.)
+var flagEnv = map[string]string{
+	"allow-writes":      "POSTGRES_ALLOW_WRITES",
+	"allow-superuser":   "POSTGRES_ALLOW_SUPERUSER",
+	"statement-timeout": "POSTGRES_STATEMENT_TIMEOUT",
+	"max-rows":          "POSTGRES_MAX_ROWS",
+	"max-bytes":         "POSTGRES_MAX_BYTES",
+	"max-conns":         "POSTGRES_MAX_CONNS",
+}
+
+// run is main without the process: arguments, environment and streams in, an error
+// out.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp-server-postgres", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcp-server-postgres [flags] [DATABASE_URL]\n\n"+
+			"DATABASE_URL (or the DATABASE_URL environment variable) is a postgres:// URL or a key=value connection string.\n"+
+			"Prefer the environment variable for a URL with a password: command lines are visible to other users.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	sf := mcpkit.RegisterServeFlags(fs)
+	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
+	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
+	allowSuperuser := fs.Bool("allow-superuser", false, "start even when the role is a superuser, which can read the database server's files from a read-only query"+env("allow-superuser"))
+	timeout := fs.Duration("statement-timeout", postgres.DefaultStatementTimeout, "longest a statement may run"+env("statement-timeout"))
+	maxRows := fs.Int("max-rows", postgres.DefaultMaxRows, "most rows a query returns; reading stops there"+env("max-rows"))
+	maxBytes := fs.Int("max-bytes", postgres.DefaultMaxBytes, "about the most bytes of rows a query returns"+env("max-bytes"))
+	maxConns := fs.Int("max-conns", 0, "connections in the pool (0: pgxpool's default, or pool_max_conns in the URL)"+env("max-conns"))
+	version := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *version {
+		fmt.Fprintln(stdout, "mcp-server-postgres", mcpkit.Version)
+		return nil
+	}
+	if err := applyEnv(fs, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return fmt.Errorf("expected at most one argument, the database URL; got %d (quote a key=value connection string as one argument)", fs.NArg())
+	}
+	databaseURL := getenv("DATABASE_URL")
+	if fs.NArg() == 1 {
+		databaseURL = fs.Arg(0)
+	}
+	if databaseURL == "" {
+		return errors.New("no database: pass the database URL as the argument or in the DATABASE_URL environment variable, " +
+			"e.g. postgres://mcp_reader@localhost:5432/mydb (password in PGPASSWORD or ~/.pgpass)")
+	}
+	switch {
+	case *timeout < time.Millisecond:
+		return fmt.Errorf("--statement-timeout %s is too short: use at least 1ms, e.g. 30s", *timeout)
+	case *maxRows < 1:
+		return fmt.Errorf("--max-rows %d: must be at least 1", *maxRows)
+	case *maxBytes < 1024:
+		return fmt.Errorf("--max-bytes %d: must be at least 1024", *maxBytes)
+	case *maxConns < 0 || *maxConns > 10000:
+		return fmt.Errorf("--max-conns %d: must be between 0 (default) and 10000", *maxConns)
+	}
+	opts, err := sf.ServeOptions()
+	if err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	db, err := postgres.Open(ctx, databaseURL, postgres.Options{
+		StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns),
+	})
+	if err != nil {
+		return err // names host, database and user; never the password
+	}
+	defer db.Close()
+
+	access, err := db.CanWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the privileges of the role on %s: %w", db.Target(), err)
+	}
+	warnings, err := postgres.CheckRole(access, postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
+	}
+	t := db.Target()
+	logger.Info("connected", "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
+		"allowWrites", *allowWrites, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes)
+
+	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, Logger: logger}, db)
+	opts.Stdin, opts.Stdout = stdin, stdout
+	opts.Ready = db.Ping
+	return mcpkit.Serve(ctx, s, opts)
+}
+
+// applyEnv sets each of this server's flags that was not given on the command line
+// from its environment variable, through the flag's own parser, so a bad value is
+// reported like a bad flag, naming the variable.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	names := make([]string, 0, len(flagEnv))
+	for name := range flagEnv {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := getenv(flagEnv[name])
+		if given[name] || v == "" {
+			continue
+		}
+		if err := fs.Set(name, v); err != nil {
+			return fmt.Errorf("environment variable %s=%q is not valid: %v; expected %s", flagEnv[name], v, err, expected(fs.Lookup(name)))
+		}
+	}
+	return nil
+}
+
+// expected says what kind of value a flag takes, for error messages.
+func expected(f *flag.Flag) string {
+	switch f.Value.(flag.Getter).Get().(type) {
+	case bool:
+		return "1, true, 0 or false"
+	case time.Duration:
+		return "a duration such as 30s or 2m"
+	case int:
+		return "a whole number"
+	}
+	return "a value like " + f.DefValue
+}

@@ -1,0 +1,282 @@
+package postgres
+
+// Real clients against the server: the official Go SDK client and the Inspector CLI,
+// over stdio (the built binary, pointed at a test database with DATABASE_URL) and
+// Streamable HTTP (httptest with the server's HTTPHandler).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string // removed by TestMain
+	binPath   string
+	buildErr  error
+)
+
+// serverBinary builds cmd/mcp-server-postgres once per test run, only when a test
+// needs it.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcp-server-postgres-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = dir
+		binPath = filepath.Join(dir, "mcp-server-postgres")
+		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/mcp-server-postgres").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/mcp-server-postgres: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// cleanEnv blanks every variable the binary reads, so the developer's own settings
+// do not leak into a test; the caller's settings are appended after it.
+func cleanEnv(extra ...string) []string {
+	env := []string{"POSTGRES_ALLOW_WRITES=", "POSTGRES_ALLOW_SUPERUSER=", "POSTGRES_STATEMENT_TIMEOUT=",
+		"POSTGRES_MAX_ROWS=", "POSTGRES_MAX_BYTES=", "POSTGRES_MAX_CONNS=", "MCP_HTTP_ADDR=", "PGPASSWORD="}
+	return append(env, extra...)
+}
+
+// readerURL creates the recommended role (login, pg_read_all_data only) in d and
+// returns its URL.
+func readerURL(t *testing.T, d *pgtest.Database) string {
+	t.Helper()
+	role := d.CreateRole(t, "reader", "", "")
+	d.Exec(t, "GRANT pg_read_all_data TO "+role)
+	return d.URLAs(role, "")
+}
+
+// targets returns the server as a stdio target (the binary, connecting as url) and
+// an HTTP target (New over db), both read-only unless writes.
+func targets(t *testing.T, url string, db *DB, writes bool) map[string]realclient.Target {
+	t.Helper()
+	allow := ""
+	if writes {
+		allow = "1"
+	}
+	srv := httptest.NewServer(newServer(db, Config{AllowWrites: writes}).HTTPHandler(nil))
+	t.Cleanup(srv.Close)
+	return map[string]realclient.Target{
+		"stdio": {Command: []string{serverBinary(t)}, Env: cleanEnv("DATABASE_URL="+url, "POSTGRES_ALLOW_WRITES="+allow)},
+		"http":  {URL: srv.URL + "/mcp"},
+	}
+}
+
+// TestGoSDKClientEveryReadTool: the Go SDK client (v1.8.0) lists the tools and calls
+// every read tool, over stdio (the binary connected as the recommended read-only
+// role) and HTTP, at 2026-07-28 and 2025-11-25.
+func TestGoSDKClientEveryReadTool(t *testing.T) {
+	t.Parallel()
+	d, _ := shopDB(t, Options{})
+	url := readerURL(t, d)
+	db := openDB(t, url, Options{})
+	for transport, target := range targets(t, url, db, false) {
+		for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+			t.Run(transport+"/"+rev, func(t *testing.T) {
+				cs := realclient.GoSDK(t, target, rev)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				tools, err := cs.ListTools(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, tl := range tools.Tools {
+					got = append(got, tl.Name)
+					if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
+						t.Errorf("%s is not readOnlyHint as the Go SDK sees it", tl.Name)
+					}
+				}
+				if d := cmp.Diff(readTools, got); d != "" {
+					t.Errorf("tools (-want +got):\n%s", d)
+				}
+				for _, tc := range readCases {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+					if err != nil {
+						t.Errorf("%s: %v", tc.name, err)
+						continue
+					}
+					t.Run(tc.name, func(t *testing.T) {
+						tc.check(t, sdkStructured(t, res))
+					})
+				}
+			})
+		}
+	}
+}
+
+// sdkStructured checks a Go SDK tool result (not an error, text equal to the
+// structured content) and returns the structured content.
+func sdkStructured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	text := ""
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if res.IsError {
+		t.Fatalf("isError: %s", text)
+	}
+	var fromText, fromStructured map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &fromStructured); err != nil {
+		t.Fatalf("structuredContent %s: %v", raw, err)
+	}
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("text is not JSON: %v\n%s", err, text)
+	}
+	if d := cmp.Diff(fromStructured, fromText); d != "" {
+		t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
+	}
+	return fromStructured
+}
+
+// TestGoSDKClientConfirmsExecute: execute's confirmation completes with the Go SDK
+// client's elicitation handler at 2026-07-28 (input_required, then the SDK's retry),
+// over stdio (the binary with POSTGRES_ALLOW_WRITES=1, connected as a role that may
+// update the table) and HTTP: accepted, the rows change; declined, nothing changes.
+func TestGoSDKClientConfirmsExecute(t *testing.T) {
+	t.Parallel()
+	d, admin := shopDB(t, Options{})
+	role := d.CreateRole(t, "writer", "", "")
+	d.Exec(t, "GRANT SELECT, UPDATE ON public.t TO "+role)
+	url := d.URLAs(role, "")
+	db := openDB(t, url, Options{})
+	for transport, target := range targets(t, url, db, true) {
+		for _, action := range []string{"decline", "accept"} {
+			t.Run(transport+"/"+action, func(t *testing.T) {
+				var asked []string
+				client := mcp.NewClient(&mcp.Implementation{Name: "postgres-execute-test", Version: "1.0.0"}, &mcp.ClientOptions{
+					ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						asked = append(asked, strings.Split(req.Params.Message, "\n")[2])
+						return &mcp.ElicitResult{Action: action, Content: map[string]any{"confirm": true}}, nil
+					},
+				})
+				cs := realclient.GoSDKConnect(t, client, target, "2026-07-28")
+				value := transport + "-" + action
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute",
+					Arguments: map[string]any{"sql": "UPDATE public.t SET v = $1 WHERE id = 1", "params": []any{value}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff([]string{"UPDATE public.t SET v = $1 WHERE id = 1"}, asked); d != "" {
+					t.Errorf("statements shown for confirmation (-want +got):\n%s", d)
+				}
+				var n int64
+				if err := admin.Pool().QueryRow(context.Background(), "SELECT count(*) FROM public.t WHERE v = $1", value).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if action == "accept" {
+					if out := sdkStructured(t, res); out["command"] != "UPDATE 1" || n != 1 {
+						t.Errorf("accepted: result %v, %d rows with the new value; want UPDATE 1 and 1 row", out, n)
+					}
+				} else if !res.IsError || n != 0 {
+					t.Errorf("declined: isError=%v, %d rows with the new value; want an error and no change", res.IsError, n)
+				}
+			})
+		}
+	}
+}
+
+// inspectorCalls is one call of each read tool for the Inspector CLI.
+var inspectorCalls = []readCase{readCases[0], readCases[2], readCases[3], readCases[4], readCases[5], readCases[7]}
+
+// TestInspectorCLI: the Inspector CLI lists the tools (checking their schemas are
+// portable) and calls every read tool over stdio and HTTP, in the modern
+// (2026-07-28) and legacy eras. Each run starts Node (about a CPU second), so with
+// -short only query is called.
+func TestInspectorCLI(t *testing.T) {
+	t.Parallel()
+	calls := inspectorCalls
+	if testing.Short() {
+		calls = calls[:1]
+	}
+	d, _ := shopDB(t, Options{})
+	url := readerURL(t, d)
+	db := openDB(t, url, Options{})
+	for transport, target := range targets(t, url, db, false) {
+		for _, era := range []string{"modern", "legacy"} {
+			t.Run(transport+"/"+era+"/tools_list", func(t *testing.T) {
+				t.Parallel()
+				var res struct {
+					Result struct {
+						Tools []struct {
+							Name string `json:"name"`
+						} `json:"tools"`
+					} `json:"result"`
+					SchemaFindings []any `json:"schemaFindings"`
+				}
+				// --strict: every tool schema must be portable across hosts (exit 6 otherwise).
+				raw := realclient.Inspector(t, target, era, "--method", "tools/list", "--strict")
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatalf("%v: %s", err, raw)
+				}
+				var got []string
+				for _, tl := range res.Result.Tools {
+					got = append(got, tl.Name)
+				}
+				if d := cmp.Diff(readTools, got); d != "" {
+					t.Errorf("tools (-want +got):\n%s", d)
+				}
+				if len(res.SchemaFindings) > 0 {
+					t.Errorf("the Inspector finds schema portability problems (warnings included): %s", jsonAt(t, res.SchemaFindings))
+				}
+			})
+			for _, tc := range calls {
+				t.Run(transport+"/"+era+"/"+tc.tool, func(t *testing.T) {
+					t.Parallel()
+					args, _ := json.Marshal(tc.args)
+					raw := realclient.Inspector(t, target, era, "--method", "tools/call", "--tool-name", tc.tool, "--tool-args-json", string(args))
+					var res struct {
+						Result struct {
+							Content []struct {
+								Text string `json:"text"`
+							} `json:"content"`
+							StructuredContent map[string]any `json:"structuredContent"`
+							IsError           bool           `json:"isError"`
+						} `json:"result"`
+					}
+					dec := json.NewDecoder(bytes.NewReader(raw))
+					if err := dec.Decode(&res); err != nil || len(res.Result.Content) != 1 || res.Result.IsError {
+						t.Fatalf("%v: %s", err, raw)
+					}
+					var fromText map[string]any
+					if err := json.Unmarshal([]byte(res.Result.Content[0].Text), &fromText); err != nil {
+						t.Fatalf("text is not JSON: %v", err)
+					}
+					if d := cmp.Diff(res.Result.StructuredContent, fromText); d != "" {
+						t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
+					}
+					tc.check(t, res.Result.StructuredContent)
+				})
+			}
+		}
+	}
+}

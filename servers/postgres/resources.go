@@ -1,0 +1,164 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// Resource URIs. Each name is one path segment, percent-encoded (url.PathEscape),
+// so schemas and tables whose names hold '/', '?', '#', '%', spaces or any Unicode
+// have URIs that read back exactly:
+//
+//	postgres://<database>/overview                 schemas and tables of the database
+//	postgres://<database>/<schema>/<table>/schema  one table, as describe_table returns it
+
+// TableURI is the URI of a table's schema resource.
+func TableURI(database, schema, table string) string {
+	return "postgres://" + url.PathEscape(database) + "/" + url.PathEscape(schema) + "/" + url.PathEscape(table) + "/schema"
+}
+
+// OverviewURI is the URI of the database overview resource.
+func OverviewURI(database string) string {
+	return "postgres://" + url.PathEscape(database) + "/overview"
+}
+
+const jsonMIME = "application/json"
+
+// Overview is the database overview resource: its schemas and tables.
+type Overview struct {
+	Database string         `json:"database"`
+	Schemas  []Schema       `json:"schemas"`
+	Tables   []TableSummary `json:"tables"`
+	mcpkit.Truncation
+}
+
+// addResources registers the overview, the per-table template and the lister that
+// pages through every table of the user schemas.
+func addResources(s *mcpkit.Server, db *DB, pageSize int) {
+	name := db.Target().Database
+	overview := OverviewURI(name)
+	s.AddResource(&mcpkit.Resource{
+		URI:         overview,
+		Name:        "overview",
+		Title:       "Database overview",
+		Description: "Schemas and tables of database " + name + " with row estimates and comments",
+		MIMEType:    jsonMIME,
+	}, func(ctx context.Context, _ *mcpkit.Request, uri string, _ map[string]string) (*mcpkit.ReadResourceResult, error) {
+		schemas, err := db.ListSchemas(ctx)
+		if err != nil {
+			return nil, resourceError(uri, err)
+		}
+		tables, err := db.ListTables(ctx, "")
+		if err != nil {
+			return nil, resourceError(uri, err)
+		}
+		o := Overview{Database: name, Schemas: schemas.Schemas, Tables: tables.Tables}
+		if schemas.Truncated || tables.Truncated {
+			o.Cut(strings.Trim(schemas.Hint+"; "+tables.Hint, "; "))
+		}
+		return jsonResource(uri, o)
+	})
+
+	s.AddResourceTemplate(&mcpkit.ResourceTemplate{
+		URITemplate: "postgres://" + url.PathEscape(name) + "/{schema}/{table}/schema",
+		Name:        "table",
+		Title:       "Table schema",
+		Description: "Columns, keys, indexes, constraints and comments of one table or view (as describe_table returns them); names percent-encoded",
+		MIMEType:    jsonMIME,
+	}, func(ctx context.Context, _ *mcpkit.Request, uri string, vars map[string]string) (*mcpkit.ReadResourceResult, error) {
+		schema, err1 := url.PathUnescape(vars["schema"])
+		table, err2 := url.PathUnescape(vars["table"])
+		if err1 != nil || err2 != nil {
+			return nil, mcpkit.InvalidParams("resource URI %q has a bad percent-escape; expected %s", uri, TableURI(name, "SCHEMA", "TABLE"))
+		}
+		if schema == "" || table == "" {
+			return nil, mcpkit.ResourceNotFound(uri)
+		}
+		d, err := db.DescribeTable(ctx, schema, table)
+		if err != nil {
+			return nil, resourceError(uri, err)
+		}
+		return jsonResource(uri, d)
+	})
+
+	if pageSize <= 0 {
+		pageSize = 100
+	}
+	s.SetResourceLister(func(ctx context.Context, _ *mcpkit.Request, cursor string) ([]mcpkit.Resource, string, error) {
+		after, err := decodeTableCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		tables, more, err := db.TablesAfter(ctx, after[0], after[1], pageSize)
+		if err != nil {
+			return nil, "", mcpkit.Errorf(mcpkit.CodeInternalError, "listing tables: %v", err)
+		}
+		out := make([]mcpkit.Resource, len(tables))
+		for i, t := range tables {
+			desc := t.Kind
+			if t.Comment != "" {
+				c, _ := mcpkit.TruncateText(t.Comment, 200)
+				desc += ": " + c
+			}
+			out[i] = mcpkit.Resource{URI: TableURI(name, t.Schema, t.Name), Name: t.Schema + "." + t.Name, Description: desc, MIMEType: jsonMIME}
+		}
+		next := ""
+		if more {
+			last := tables[len(tables)-1]
+			next = encodeTableCursor(last.Schema, last.Name)
+		}
+		return out, next, nil
+	})
+}
+
+// encodeTableCursor makes the opaque cursor of the table listing: the last table
+// listed, from which the next page continues (keyset pagination).
+func encodeTableCursor(schema, table string) string {
+	b, _ := json.Marshal([2]string{schema, table})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeTableCursor(cursor string) ([2]string, error) {
+	var after [2]string
+	if cursor == "" {
+		return after, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err == nil {
+		err = json.Unmarshal(raw, &after)
+	}
+	if err != nil {
+		return after, mcpkit.InvalidParams("invalid cursor: pass the nextCursor of the previous resources/list page unchanged")
+	}
+	return after, nil
+}
+
+// resourceError maps a database error to the protocol error of a resource read.
+func resourceError(uri string, err error) error {
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return mcpkit.ResourceNotFound(uri)
+	}
+	return mcpkit.Errorf(mcpkit.CodeInternalError, "reading %s: %v", uri, err)
+}
+
+// jsonResource renders v as the JSON text of a resource. HTML characters are left
+// as they are: the reader is a model, not a browser.
+func jsonResource(uri string, v any) (*mcpkit.ReadResourceResult, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", uri, err)
+	}
+	text := strings.TrimRight(buf.String(), "\n")
+	return &mcpkit.ReadResourceResult{Contents: []mcpkit.ResourceContents{mcpkit.TextContents(uri, jsonMIME, text)}}, nil
+}

@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// Params are positional values for $1, $2, … of a statement. They are kept as raw
+// JSON and decoded with UseNumber, so a number reaches PostgreSQL with every digit
+// the caller wrote (12345678901234567890.5 stays exact for a numeric placeholder).
+type Params []json.RawMessage
+
+// values decodes the params for encodeParams.
+func (p Params) values() ([]any, error) {
+	if len(p) == 0 {
+		return nil, nil
+	}
+	out := make([]any, len(p))
+	for i, raw := range p {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&out[i]); err != nil {
+			return nil, fmt.Errorf("params[%d] (for $%d) is not a JSON value: %v", i, i+1, err)
+		}
+	}
+	return out, nil
+}
+
+// Tool inputs. Descriptions use jsonschema_description, which may contain commas.
+
+type queryInput struct {
+	SQL    string `json:"sql" jsonschema_description:"Exactly one read-only SQL statement: SELECT, WITH, VALUES or TABLE. Use $1, $2, … placeholders for values and add a LIMIT."`
+	Params Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … in order: string, number, boolean, null, array (for = ANY($1)) or object (for json/jsonb). Cast the placeholder when its type is ambiguous, e.g. $1::int."`
+}
+
+type listTablesInput struct {
+	Schema string `json:"schema,omitempty" jsonschema_description:"Only this schema (case-sensitive); omit for every user schema"`
+}
+
+type describeTableInput struct {
+	Table  string `json:"table" jsonschema_description:"Table, view or materialized view name (case-sensitive, unquoted)"`
+	Schema string `json:"schema,omitempty" jsonschema_description:"Schema of the table; omit to find it on the search path"`
+}
+
+type explainInput struct {
+	SQL     string `json:"sql" jsonschema_description:"Exactly one statement to plan: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE or MERGE, without EXPLAIN in front"`
+	Params  Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … as in query"`
+	Analyze bool   `json:"analyze,omitempty" jsonschema_description:"Also run the statement (EXPLAIN ANALYZE) for actual times and row counts. It runs inside a read-only transaction that is rolled back, so writes fail instead of happening; it takes as long as the statement. Only when actual timings are needed."`
+}
+
+type noInput struct{}
+
+// addReadTools registers the tools that only read. Every one runs in a READ ONLY
+// transaction that is rolled back (see readonly.go and catalog.go).
+func addReadTools(s *mcpkit.Server, db *DB) {
+	o := db.Options()
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name: "query",
+		Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types. "+
+			"Use it to answer questions from the data; check names with describe_table first. "+
+			"One statement per call, values as $1, $2 params, add a LIMIT: at most %d rows and about %s come back "+
+			"(truncated=true when cut). Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows, sizeText(o.MaxBytes)),
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
+		params, err := in.Params.values()
+		if err != nil {
+			return nil, err
+		}
+		return db.Query(ctx, in.SQL, params)
+	})
+
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name:        "list_schemas",
+		Description: "List the database's schemas with their owners, table counts and comments. Use it first when you do not know where the tables are.",
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*SchemaList, error) {
+		return db.ListSchemas(ctx)
+	})
+
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name:        "list_tables",
+		Description: "List tables, views, materialized views, partitioned and foreign tables with row estimates and comments, optionally of one schema. Use it to find the table that holds what you need.",
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, in listTablesInput) (*TableList, error) {
+		return db.ListTables(ctx, in.Schema)
+	})
+
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name:        "describe_table",
+		Description: "Describe one table or view: columns with types, nullability and defaults, primary and foreign keys (also those referencing it), indexes, constraints, comments and a view's definition. Use it before writing SQL against the table.",
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, in describeTableInput) (*TableDescription, error) {
+		return db.DescribeTable(ctx, in.Schema, in.Table)
+	})
+
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name: "explain_query",
+		Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used and estimated costs and rows. " +
+			"Use it before running a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
+		params, err := in.Params.values()
+		if err != nil {
+			return nil, err
+		}
+		return db.Explain(ctx, in.SQL, params, in.Analyze)
+	})
+
+	mcpkit.AddTool(s, &mcpkit.Tool{
+		Name: "activity",
+		Description: "Show what the database server is doing now: sessions that are running or idle in a transaction, with their queries and how long they have run, " +
+			"and lock waits with the sessions blocking them. Use it to investigate slow, stuck or blocked queries.",
+		Annotations: mcpkit.ReadOnly(),
+	}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
+		return db.Activity(ctx)
+	})
+}
+
+// sizeText writes a byte count the way a person reads it: 1 MiB, 64 KiB, 1500 bytes.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
