@@ -86,7 +86,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	spec, known := methodTable[m.Method]
 	switch {
 	case meta.hasModernMeta():
-		if _, ok := meta.Raw[metaClientCapabilities]; !ok {
+		if !meta.hasCapabilities {
 			return req, spec, InvalidParams("missing required _meta field %q (an object, {} when the client has none)", metaClientCapabilities)
 		}
 		if !isModern(meta.ProtocolVersion) {
@@ -227,7 +227,7 @@ func (s *Server) decorate(req *Request, spec methodSpec, res any) any {
 	if b.Meta == nil {
 		b.Meta = map[string]any{}
 	}
-	b.Meta[metaServerInfo] = s.info
+	b.Meta[metaServerInfo] = s.infoJSON()
 	if spec.cacheable && b.ResultType == "complete" && b.CacheScope == "" {
 		ttl := int64(0)
 		if spec.handler != nil && req.Method != "resources/read" {
@@ -400,4 +400,16 @@ func uriParam(req *Request) (string, error) {
 		return "", InvalidParams(`%s needs "uri"`, req.Method)
 	}
 	return p.URI, nil
+}
+
+// infoJSON is the serverInfo _meta value, encoded once: it goes into every result.
+func (s *Server) infoJSON() json.RawMessage {
+	s.infoOnce.Do(func() {
+		b, err := json.Marshal(s.info)
+		if err != nil {
+			b = []byte(`{"name":"unknown","version":"unknown"}`)
+		}
+		s.infoRaw = b
+	})
+	return s.infoRaw
 }

@@ -137,8 +137,22 @@ type RequestMeta struct {
 	ProgressToken      json.RawMessage
 	Traceparent        string
 	Tracestate         string
-	// Raw holds every _meta key as sent, for extensions mcpkit does not know.
-	Raw map[string]json.RawMessage
+	// Raw is the _meta object as sent, for extensions mcpkit does not know.
+	Raw json.RawMessage
+
+	hasVersion, hasCapabilities bool
+}
+
+// metaFields are the reserved keys, decoded in one pass into a struct (no map): this
+// runs on every request.
+type metaFields struct {
+	ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+	ClientInfo         json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
+	LogLevel           json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
+	ProgressToken      json.RawMessage `json:"progressToken"`
+	Traceparent        json.RawMessage `json:"traceparent"`
+	Tracestate         json.RawMessage `json:"tracestate"`
 }
 
 // parseMeta reads params._meta. It reports missing required fields only when the
@@ -149,43 +163,57 @@ func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
 		return m, nil
 	}
 	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
+		Meta json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return m, InvalidParams("invalid params: %s", describeJSONError(err))
 	}
+	if len(p.Meta) == 0 || string(p.Meta) == "null" {
+		return m, nil
+	}
+	if p.Meta[0] != '{' {
+		return m, InvalidParams(`"_meta" must be an object`)
+	}
 	m.Raw = p.Meta
-	if v, ok := p.Meta[metaProtocolVersion]; ok {
+	var f metaFields
+	if err := json.Unmarshal(p.Meta, &f); err != nil {
+		return m, InvalidParams("invalid _meta: %s", describeJSONError(err))
+	}
+	if v := f.ProtocolVersion; v != nil {
+		m.hasVersion = true
 		if err := json.Unmarshal(v, &m.ProtocolVersion); err != nil || m.ProtocolVersion == "" {
 			return m, InvalidParams("_meta[%q] must be a non-empty string such as %q", metaProtocolVersion, Revision20260728)
 		}
 	}
-	if v, ok := p.Meta[metaClientCapabilities]; ok {
+	if v := f.ClientCapabilities; v != nil {
+		m.hasCapabilities = true
 		if len(v) == 0 || v[0] != '{' {
 			return m, InvalidParams("_meta[%q] must be an object ({} when the client has none)", metaClientCapabilities)
 		}
-		if err := json.Unmarshal(v, &m.ClientCapabilities); err != nil {
-			return m, InvalidParams("_meta[%q]: %s", metaClientCapabilities, describeJSONError(err))
+		if len(v) > 2 { // "{}" needs no decoding
+			if err := json.Unmarshal(v, &m.ClientCapabilities); err != nil {
+				return m, InvalidParams("_meta[%q]: %s", metaClientCapabilities, describeJSONError(err))
+			}
 		}
 	}
-	if v, ok := p.Meta[metaClientInfo]; ok {
+	if v := f.ClientInfo; v != nil {
 		var info Implementation
 		if json.Unmarshal(v, &info) == nil {
 			m.ClientInfo = &info
 		}
 	}
-	if v, ok := p.Meta[metaLogLevel]; ok {
+	if v := f.LogLevel; v != nil {
 		if json.Unmarshal(v, &m.LogLevel) != nil || levelRank(m.LogLevel) < 0 {
 			return m, InvalidParams("_meta[%q] must be one of %v", metaLogLevel, loggingLevels)
 		}
 	}
-	if v, ok := p.Meta[metaProgressToken]; ok && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+	if v := f.ProgressToken; len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
 		m.ProgressToken = v
 	}
-	if v, ok := p.Meta[metaTraceparent]; ok {
+	if v := f.Traceparent; v != nil {
 		_ = json.Unmarshal(v, &m.Traceparent)
 	}
-	if v, ok := p.Meta[metaTracestate]; ok {
+	if v := f.Tracestate; v != nil {
 		_ = json.Unmarshal(v, &m.Tracestate)
 	}
 	return m, nil
@@ -193,7 +221,4 @@ func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
 
 // hasModernMeta reports whether params name a protocol version in _meta: the mark of a
 // 2026-07-28-style request.
-func (m *RequestMeta) hasModernMeta() bool {
-	_, ok := m.Raw[metaProtocolVersion]
-	return ok
-}
+func (m *RequestMeta) hasModernMeta() bool { return m.hasVersion }

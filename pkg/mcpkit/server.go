@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -48,9 +49,11 @@ type ServerOptions struct {
 // transport. Register tools, resources and prompts before serving; registering later
 // is allowed and notifies listening clients.
 type Server struct {
-	info   Implementation
-	opts   ServerOptions
-	logger *slog.Logger
+	info     Implementation
+	infoOnce sync.Once
+	infoRaw  json.RawMessage
+	opts     ServerOptions
+	logger   *slog.Logger
 
 	mu        sync.RWMutex
 	tools     map[string]*registeredTool

@@ -56,43 +56,10 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		sem      = make(chan struct{}, s.opts.MaxConcurrent)
 	)
 
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
-		for {
-			line, tooLong, err := readLine(br, s.opts.MaxMessageBytes)
-			if tooLong {
-				_ = out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", s.opts.MaxMessageBytes)))
-			} else if len(line) > 0 {
-				select {
-				case lines <- line:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-
-	for {
-		var line []byte
-		select {
-		case <-ctx.Done():
-			s.drain(&wg)
-			return nil
-		case err := <-readErr:
-			cancelAll()
-			s.drain(&wg)
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		case line = <-lines:
-		}
+	pool := newWorkerPool(ctx, s.opts.MaxConcurrent+maxListensPerConn)
+	// handle decodes and routes one line. It runs on the reading goroutine, so a
+	// request costs one hand-off (to its worker) between reading and answering.
+	handle := func(line []byte) {
 		m, derr := decodeMessage(line)
 		if derr != nil {
 			var id ID
@@ -102,7 +69,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			if m == nil || !m.isNotification() {
 				_ = out.write(encodeResponse(id, nil, derr))
 			}
-			continue
+			return
 		}
 		switch {
 		case m.isResponse():
@@ -143,22 +110,22 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			mu.Unlock()
 			if dup {
 				_ = out.write(encodeResponse(m.ID, nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", key)))
-				continue
+				return
 			}
 			if tooMany {
 				_ = out.write(encodeResponse(m.ID, nil, Errorf(CodeInvalidRequest, "too many open subscriptions/listen streams on this connection (limit %d)", maxListensPerConn)))
-				continue
+				return
 			}
 			if !isListen {
 				select {
 				case sem <- struct{}{}:
 				case <-ctx.Done():
 					cancel()
-					continue
+					return
 				}
 			}
 			wg.Add(1)
-			go func(m *message) {
+			pool.run(func() {
 				defer wg.Done()
 				resp := s.serve(reqCtx, incoming{msg: m, sess: sess, out: out})
 				mu.Lock()
@@ -174,8 +141,42 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				if resp != nil {
 					_ = out.write(resp)
 				}
-			}(m)
+			})
 		}
+
+	}
+
+	readErr := make(chan error, 1)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br, s.opts.MaxMessageBytes)
+			if ctx.Err() != nil {
+				return
+			}
+			if tooLong {
+				_ = out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", s.opts.MaxMessageBytes)))
+			} else if len(line) > 0 {
+				handle(line)
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+
+	select {
+	case <-ctx.Done():
+		s.drain(&wg)
+		return nil
+	case err := <-readErr:
+		cancelAll()
+		s.drain(&wg)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
 	}
 }
 
@@ -207,6 +208,57 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		}
 		if !isPrefix {
 			return line, tooLong, nil
+		}
+	}
+}
+
+// workerPool runs request handlers on long-lived goroutines. A fresh goroutine per
+// request starts on a small stack and grows it on every call (JSON decoding and schema
+// validation are deep); reused workers keep their grown stacks. Workers are started on
+// demand up to max, and end with ctx.
+type workerPool struct {
+	ctx  context.Context
+	work chan func()
+	mu   sync.Mutex
+	n    int
+	max  int
+}
+
+func newWorkerPool(ctx context.Context, max int) *workerPool {
+	return &workerPool{ctx: ctx, work: make(chan func()), max: max}
+}
+
+func (p *workerPool) run(f func()) {
+	select {
+	case p.work <- f: // an idle worker took it
+		return
+	default:
+	}
+	p.mu.Lock()
+	if p.n < p.max {
+		p.n++
+		p.mu.Unlock()
+		go p.worker(f)
+		return
+	}
+	p.mu.Unlock()
+	select {
+	case p.work <- f: // every worker was busy: this one is free now
+	case <-p.ctx.Done():
+		go f() // shutting down: let it see the cancelled context and finish
+	}
+}
+
+func (p *workerPool) worker(f func()) {
+	for {
+		f()
+		select {
+		case f = <-p.work:
+		case <-p.ctx.Done():
+			p.mu.Lock()
+			p.n--
+			p.mu.Unlock()
+			return
 		}
 	}
 }
