@@ -308,10 +308,11 @@ func (s *Server) initialized(sess *session) {
 	sess.initialized = true
 	l := &listener{filter: SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}}
 	l.deliver = func(method string, params map[string]any) {
-		if len(params) == 0 {
-			params = nil
+		var p any // an untyped nil: a nil map would encode as "params":null
+		if len(params) > 0 {
+			p = params
 		}
-		sess.notify(encodeNotification(method, params))
+		sess.notify(encodeNotification(method, p))
 	}
 	sess.listener = l
 	sess.mu.Unlock()

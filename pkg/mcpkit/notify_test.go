@@ -3,6 +3,7 @@ package mcpkit_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
@@ -92,5 +93,15 @@ func TestModernLogOnlyWhenAsked(t *testing.T) {
 		if m.Method == "notifications/message" && string(raw) != string(n) {
 			t.Errorf("more than one log message: the first call did not ask for logs: %s", raw)
 		}
+	}
+}
+
+func TestLegacyListChangedHasNoNullParams(t *testing.T) {
+	s := serverWithResource()
+	c := mcpkittest.Connect(t, s, mcpkit.Revision20251125, nil)
+	s.NotifyResourcesListChanged()
+	n := c.WaitNotification(func(m string, _ json.RawMessage) bool { return m == "notifications/resources/list_changed" })
+	if strings.Contains(string(n), "null") {
+		t.Errorf("notification %s carries null params; the schema wants an object or none", n)
 	}
 }

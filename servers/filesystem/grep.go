@@ -40,7 +40,7 @@ type SearchFileContentsInput struct {
 	Literal          bool     `json:"literal,omitempty" jsonschema:"description=Treat pattern as plain text instead of a regular expression"`
 	CaseInsensitive  bool     `json:"caseInsensitive,omitempty" jsonschema:"description=Match regardless of letter case"`
 	Include          string   `json:"include,omitempty" jsonschema:"description=Only search files whose name or relative path matches this glob (for example *.go or src/**/*.{ts\\,tsx})"`
-	Exclude          []string `json:"exclude,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
 	ContextLines     int      `json:"contextLines,omitempty" jsonschema:"description=Lines of context to show before and after each match (at most 10),minimum=0,maximum=10"`
 	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"description=Stop after this many matching lines (default 100; at most 2000),minimum=0,maximum=2000"`
 	MaxFileBytes     int64    `json:"maxFileBytes,omitempty" jsonschema:"description=Skip files larger than this many bytes (default 10485760),minimum=0"`

@@ -83,7 +83,7 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	out := ReadTextFileOutput{
 		Path:       display,
 		Encoding:   sn.enc.String(),
-		LineEnding: lineEndingOf([]byte(decodeText(sample, sn.enc))),
+		LineEnding: lineEndingOf(asciiView(sample, sn.enc)),
 		Size:       size,
 	}
 	if sn.enc == encLatin1 {
@@ -98,7 +98,18 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 		if in.Head > 0 {
 			offset, limit = 0, in.Head
 		}
-		content, err = readForward(ctx, f, sn.enc, size, offset, limit, maxBytes, &out)
+		// A file no larger than the sniffed sample is already in memory: read the
+		// lines from there instead of reading the file a second time.
+		var src io.Reader
+		if int64(n) >= size {
+			src = bytes.NewReader(sample[len(sn.enc.bom()):])
+		} else {
+			if _, err := f.Seek(int64(len(sn.enc.bom())), io.SeekStart); err != nil {
+				return ReadTextFileOutput{}, rs.explain(display, err)
+			}
+			src = f
+		}
+		content, err = readForward(ctx, src, sn.enc, size, offset, limit, maxBytes, &out)
 	}
 	if err != nil {
 		return ReadTextFileOutput{}, fmt.Errorf("%s: %w", display, err)
@@ -111,6 +122,15 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	out.Sanitized = clean != text && utf8.ValidString(text)
 	out.Content = clean
 	return out, nil
+}
+
+// asciiView returns text whose ASCII characters (line breaks in particular) are those
+// of sample: the bytes themselves for UTF-8 and Latin-1, decoded text for UTF-16.
+func asciiView(sample []byte, enc textEncoding) []byte {
+	if enc == encUTF16LE || enc == encUTF16BE {
+		return []byte(decodeText(sample, enc))
+	}
+	return sample
 }
 
 func joinNote(a, b string) string {
@@ -162,13 +182,15 @@ func (rs *Roots) openRegular(root *Root, rel, display string) (*os.File, int64, 
 	return f, st.Size(), nil
 }
 
-// readForward returns lines [offset, offset+limit) within maxBytes, streaming the file
-// through a fixed buffer.
-func readForward(ctx context.Context, f *os.File, enc textEncoding, size int64, offset, limit, maxBytes int, out *ReadTextFileOutput) ([]byte, error) {
-	if _, err := f.Seek(int64(len(enc.bom())), io.SeekStart); err != nil {
-		return nil, err
+// readForward returns lines [offset, offset+limit) within maxBytes, streaming src (the
+// file's bytes after any BOM) through a fixed buffer, no larger than a small file needs:
+// per-call allocations, not the file's size, dominate the cost of small reads.
+func readForward(ctx context.Context, src io.Reader, enc textEncoding, size int64, offset, limit, maxBytes int, out *ReadTextFileOutput) ([]byte, error) {
+	bufSize := int(min(max(size+1, 4<<10), readBufferSize))
+	if enc == encUTF16LE || enc == encUTF16BE {
+		bufSize = readBufferSize // decoding may grow the text
 	}
-	br := bufio.NewReaderSize(newDecodingReader(f, enc), readBufferSize)
+	br := bufio.NewReaderSize(newDecodingReader(src, enc), bufSize)
 	skipped, eof, err := skipLines(ctx, br, offset)
 	if err != nil {
 		return nil, err
@@ -176,7 +198,8 @@ func readForward(ctx context.Context, f *os.File, enc textEncoding, size int64, 
 	if skipped < offset {
 		return nil, fmt.Errorf("offset %d is past the end of the file, which has %d lines", offset, skipped)
 	}
-	var buf, scratch []byte
+	buf := make([]byte, 0, min(int64(maxBytes), size, readBufferSize))
+	var scratch []byte
 	returned, consumed := 0, offset
 	for limit <= 0 || returned < limit {
 		remaining := maxBytes - len(buf)

@@ -268,7 +268,7 @@ func (rs *Roots) explain(display string, err error) error {
 	case errors.Is(err, syscall.ELOOP):
 		return fmt.Errorf("%s: too many levels of symbolic links (a symbolic link loop)", display)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file or directory", display)
+		return &explainedError{msg: display + ": no such file or directory", kind: fs.ErrNotExist}
 	case errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("%s: a component of the path is not a directory", display)
 	case errors.Is(err, fs.ErrPermission):
@@ -278,6 +278,17 @@ func (rs *Roots) explain(display string, err error) error {
 	}
 	return fmt.Errorf("%s: %v", display, innerErr(err))
 }
+
+// explainedError is a message written for the client that still matches its kind
+// with errors.Is (for example fs.ErrNotExist, which an MCP server answers as "resource
+// not found"), without the root-relative *PathError text.
+type explainedError struct {
+	msg  string
+	kind error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+func (e *explainedError) Unwrap() error { return e.kind }
 
 // isEscape recognises os.Root's refusal to leave the root. The standard library does
 // not export that error, so its text is matched; this only chooses a message, the

@@ -49,6 +49,9 @@ func TestToolSchemas(t *testing.T) {
 		{EditFileOutput{}, nil},
 		{CreateDirectoryOutput{}, nil},
 		{MoveFileOutput{}, nil},
+		{ListAllowedDirectoriesInput{}, []string{}},
+		{ListAllowedDirectoriesOutput{}, nil},
+		{MediaFileInfo{}, nil},
 	}
 	for _, tt := range tests {
 		name := reflect.TypeOf(tt.v).Name()

@@ -19,7 +19,7 @@ const (
 type SearchFilesInput struct {
 	Path             string   `json:"path,omitempty" jsonschema:"description=Directory to search under; empty means the first allowed directory"`
 	Pattern          string   `json:"pattern" jsonschema:"description=Glob: without a slash it matches names at any depth (*.go or README*); with a slash it matches the path relative to path (src/**/test_*.py); ** spans directories and {a\\,b} gives alternatives"`
-	Exclude          []string `json:"exclude,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
 	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Skip what .gitignore files ignore and the .git directory (default true),default=true"`
 	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"description=Stop after this many matches (default 200; at most 5000),minimum=0,maximum=5000"`
 }

@@ -25,7 +25,7 @@ type DirectoryTreeInput struct {
 	Path             string   `json:"path,omitempty" jsonschema:"description=Directory at the top of the tree; empty means the first allowed directory"`
 	MaxDepth         int      `json:"maxDepth,omitempty" jsonschema:"description=How many levels to show (1 = direct children only; default 3; at most 64),minimum=0,maximum=64"`
 	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema:"description=Stop after this many entries (default 500; at most 10000),minimum=0,maximum=10000"`
-	Exclude          []string `json:"exclude,omitempty" jsonschema:"description=Glob patterns to leave out (for example node_modules or **/*.min.js); a pattern without a slash matches names at any depth"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns to leave out (for example node_modules or **/*.min.js); a pattern without a slash matches names at any depth"`
 	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Leave out what .gitignore files ignore and the .git directory (default true),default=true"`
 }
 

@@ -36,6 +36,7 @@ type Change struct {
 	URI  string     // file:// URI, as ListFileResources names it
 	Path string     // absolute display path
 	Kind ChangeKind // created, modified or removed
+	Dir  bool       // the entry is (or, when removed, was) a watched directory
 }
 
 // WatchOptions configures a Watcher. OnChange and OnListChanged are called from the
@@ -73,9 +74,10 @@ type watchedDir struct {
 }
 
 type pendingChange struct {
-	root *Root
-	rel  string
-	kind ChangeKind
+	root  *Root
+	rel   string
+	kind  ChangeKind
+	isDir bool
 }
 
 // Watch starts watching every root. The Roots must stay open until Close.
@@ -314,13 +316,14 @@ func (w *Watcher) handle(ev fsnotify.Event, pending map[string]*pendingChange, o
 		}
 	}
 	if p, ok := pending[ev.Name]; ok {
+		p.isDir = isDir
 		p.kind = mergeKinds(p.kind, kind)
 		if p.kind == "" {
 			delete(pending, ev.Name)
 		}
 		return order
 	}
-	pending[ev.Name] = &pendingChange{root: root, rel: rel, kind: kind}
+	pending[ev.Name] = &pendingChange{root: root, rel: rel, kind: kind, isDir: isDir}
 	return append(order, ev.Name)
 }
 
@@ -367,7 +370,7 @@ func (w *Watcher) flush(pending map[string]*pendingChange, order []string) {
 		}
 		if w.opts.OnChange != nil {
 			osRel := filepath.FromSlash(p.rel)
-			w.opts.OnChange(Change{URI: FileURI(p.root, osRel), Path: p.root.Join(osRel), Kind: p.kind})
+			w.opts.OnChange(Change{URI: FileURI(p.root, osRel), Path: p.root.Join(osRel), Kind: p.kind, Dir: p.isDir})
 		}
 	}
 	if listChanged && w.opts.OnListChanged != nil {

@@ -104,11 +104,15 @@ func TestWatcherReportsChanges(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitChange(t, uri("sub"), ChangeCreated)
+	if seen := rec.waitChange(t, uri("sub"), ChangeCreated); !seen[len(seen)-1].Dir {
+		t.Errorf("the change for the new directory sub says Dir=false")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("b"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitChange(t, uri("sub/b.txt"), ChangeCreated)
+	if seen := rec.waitChange(t, uri("sub/b.txt"), ChangeCreated); seen[len(seen)-1].Dir {
+		t.Errorf("the change for the new file sub/b.txt says Dir=true")
+	}
 
 	// Ignored files and directories are not reported: events arrive in order, so an
 	// event for x.log or build/y.txt would come no later than the one for marker.txt.

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+	filesystem "github.com/mcpkit/reference/servers/filesystem"
+)
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+// TestRunRefusesBadConfiguration: each mistake is an error that says what was wrong
+// and what is expected, before anything is served.
+func TestRunRefusesBadConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"no directory", nil, nil, "no directories given: name at least one directory"},
+		{"empty env list", nil, map[string]string{"MCP_FS_ROOTS": " : "}, "no directories given"},
+		{"missing directory", []string{filepath.Join(dir, "nope")}, nil, "cannot be resolved"},
+		{"a file, not a directory", []string{file}, nil, "is not a directory"},
+		{"bad boolean env", []string{dir}, map[string]string{"MCP_FS_ALLOW_WRITES": "yes please"}, `MCP_FS_ALLOW_WRITES="yes please" is not a boolean`},
+		{"bad max watches env", []string{dir}, map[string]string{"MCP_FS_MAX_WATCHES": "lots"}, `MCP_FS_MAX_WATCHES="lots" is not a whole number`},
+		{"zero max watches", []string{"--max-watches", "0", dir}, nil, "--max-watches must be at least 1"},
+		{"unknown flag", []string{"--allow-everything", dir}, nil, "flag provided but not defined: -allow-everything"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tc.args, env(tc.env), strings.NewReader(""), &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run(%q) = %v; want an error containing %q", tc.args, err, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout must stay clean for the protocol; got %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestRunVersionAndHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, env(nil), nil, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stdout.String(), "mcp-server-filesystem "+mcpkit.Version+"\n"; got != want {
+		t.Errorf("--version printed %q; want %q", got, want)
+	}
+	stdout.Reset()
+	err := run(context.Background(), []string{"--help"}, env(nil), nil, &stdout, &stderr)
+	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "usage: mcp-server-filesystem [--allow-writes]") || !strings.Contains(stderr.String(), "MCP_FS_ALLOW_WRITES") {
+		t.Errorf("--help: err %v, stderr %q", err, stderr.String())
+	}
+}
+
+// serveOnce runs the command over in-memory pipes, lists the tools with a legacy
+// client, and returns their names and the allowed directories; closing stdin must end
+// run without error.
+func serveOnce(t *testing.T, args []string, kv map[string]string) (tools, dirs []string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		err := run(context.Background(), args, env(kv), inR, outW, &stderr)
+		outW.Close()
+		done <- err
+	}()
+	c := mcpkittest.ConnectStream(t, outR, inW, mcpkit.Revision20251125, nil)
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(c.Call("tools/list", nil), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		tools = append(tools, tl.Name)
+	}
+	var allowed struct {
+		Directories []string `json:"directories"`
+	}
+	if err := json.Unmarshal(c.CallTool("list_allowed_directories", map[string]any{}).StructuredContent, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run ended with %v\nstderr: %s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after stdin closed")
+	}
+	return tools, allowed.Directories
+}
+
+// TestRunServesStdio: flags and their environment variables select the directories
+// and the write tools the same way; flags may follow the directories; "--" ends flags.
+func TestRunServesStdio(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	dashDir := filepath.Join(a, "-dash")
+	if err := os.Mkdir(dashDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		writes   bool
+		wantDirs []string
+	}{
+		{"read-only by default", []string{a}, nil, false, []string{a}},
+		{"flag before", []string{"--allow-writes", a, b}, nil, true, []string{a, b}},
+		{"flag after the directories", []string{a, "--allow-writes", b}, nil, true, []string{a, b}},
+		{"env writes", []string{a}, map[string]string{"MCP_FS_ALLOW_WRITES": "1"}, true, []string{a}},
+		{"flag overrides env", []string{"--allow-writes=false", a}, map[string]string{"MCP_FS_ALLOW_WRITES": "true"}, false, []string{a}},
+		{"env roots", nil, map[string]string{"MCP_FS_ROOTS": a + string(os.PathListSeparator) + b}, false, []string{a, b}},
+		{"arguments win over env roots", []string{b}, map[string]string{"MCP_FS_ROOTS": a}, false, []string{b}},
+		{"double dash", []string{"--watch=false", "--", dashDir}, nil, false, []string{dashDir}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools, dirs := serveOnce(t, tc.args, tc.env)
+			if got := slices.Contains(tools, "write_file"); got != tc.writes {
+				t.Errorf("write_file listed = %v; want %v (tools %v)", got, tc.writes, tools)
+			}
+			if d := cmp.Diff(tc.wantDirs, dirs); d != "" {
+				t.Errorf("directories (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestReadyFollowsTheDirectories: /readyz passes while the directories exist and fails,
+// naming the directory, once one is removed.
+func TestReadyFollowsTheDirectories(t *testing.T) {
+	a, b := t.TempDir(), filepath.Join(t.TempDir(), "b")
+	if err := os.Mkdir(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	roots, err := filesystem.OpenRoots(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer roots.Close()
+	check := ready(roots)
+	if err := check(context.Background()); err != nil {
+		t.Fatalf("ready with both directories present: %v", err)
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(context.Background()); err == nil || !strings.Contains(err.Error(), b) {
+		t.Errorf("ready after removing %s = %v; want an error naming it", b, err)
+	}
+}

@@ -1,0 +1,285 @@
+package filesystem
+
+// Real clients against the server: the official Go SDK client and the Inspector CLI,
+// over stdio (the built binary) and Streamable HTTP (httptest with the server's
+// HTTPHandler), at 2026-07-28 and 2025-11-25 (Inspector: modern and legacy eras).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// serverBinary builds cmd/mcp-server-filesystem once per test run, only when a test
+// needs it.
+func serverBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "mcp-server-filesystem-test"); buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "mcp-server-filesystem")
+		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/mcp-server-filesystem").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/mcp-server-filesystem: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// clientTarget serves dir with writes allowed: "stdio" runs the binary (every setting
+// explicit, so the developer's own MCP_* variables do not leak in), "http" serves New
+// on an httptest server.
+func clientTarget(t *testing.T, transport, dir string) realclient.Target {
+	t.Helper()
+	switch transport {
+	case "stdio":
+		return realclient.Target{
+			Command: []string{serverBinary(t), "--allow-writes", dir},
+			Env:     []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_FS_WATCH=", "MCP_AUDIT=false"},
+		}
+	case "http":
+		srv := httptest.NewServer(newServerOn(t, Config{AllowWrites: true}, dir).HTTPHandler(nil))
+		t.Cleanup(srv.Close)
+		return realclient.Target{URL: srv.URL + "/mcp"}
+	}
+	t.Fatalf("unknown transport %q", transport)
+	return realclient.Target{}
+}
+
+// clientCall is one tool call every real client makes, with what its text must hold
+// and what the disk must show afterwards. Each works on a fresh toolFixture and also
+// in sequence (reads first, then writes on distinct files).
+type clientCall struct {
+	tool string
+	args func(dir string) map[string]any
+	want func(dir string) string // substring of the result's text
+	disk func(t *testing.T, dir string)
+}
+
+func fixed(args map[string]any) func(string) map[string]any {
+	return func(string) map[string]any { return args }
+}
+
+func text(s string) func(string) string { return func(string) string { return s } }
+
+func fileIs(rel, want string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if got := readFile(t, filepath.Join(dir, rel)); got != want {
+			t.Errorf("%s on disk = %q; want %q", rel, got, want)
+		}
+	}
+}
+
+var clientCalls = []clientCall{
+	{tool: "list_allowed_directories", args: fixed(map[string]any{}), want: func(dir string) string { return `"directories":["` + dir + `"]` }},
+	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), want: text(`"name":"note.md"`)},
+	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), want: text(`"path":"sub/note.md"`)},
+	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "head": 1}), want: text(`"content":"hello\n"`)},
+	{tool: "read_media_file", args: fixed(map[string]any{"path": "img.png"}), want: text(`"mimeType":"image/png"`)},
+	{tool: "read_multiple_files", args: fixed(map[string]any{"paths": []string{"hello.txt", "missing.txt"}}), want: text(`missing.txt: no such file or directory`)},
+	{tool: "search_files", args: fixed(map[string]any{"pattern": "*.md"}), want: text(`note.md","type":"file"`)},
+	{tool: "search_file_contents", args: fixed(map[string]any{"pattern": "needle"}), want: text(`"line":2`)},
+	{tool: "get_file_info", args: fixed(map[string]any{"path": "hello.txt"}), want: text(`"size":12`)},
+	{tool: "write_file", args: fixed(map[string]any{"path": "new.txt", "content": "fresh\n"}), want: text(`"created":true`), disk: fileIs("new.txt", "fresh\n")},
+	{tool: "edit_file", args: fixed(map[string]any{"path": "hello.txt", "edits": []map[string]string{{"oldText": "world", "newText": "there"}}}), want: text(`"replacements":1`), disk: fileIs("hello.txt", "hello\nthere\n")},
+	{tool: "create_directory", args: fixed(map[string]any{"path": "made/deep"}), want: text(`"created":true`), disk: func(t *testing.T, dir string) {
+		if st, err := os.Stat(filepath.Join(dir, "made", "deep")); err != nil || !st.IsDir() {
+			t.Errorf("made/deep is not a directory: %v", err)
+		}
+	}},
+	{tool: "move_file", args: fixed(map[string]any{"source": "data.bin", "destination": "moved.bin"}), want: text(`moved.bin"`), disk: fileIs("moved.bin", "\x00\x01\x02binary\x00")},
+}
+
+// checkClientText compares what a client received: not an error, the expected value
+// in the text, and text equal (as JSON) to structuredContent.
+func checkClientText(t *testing.T, what string, call clientCall, dir, txt string, isError bool, sc any) {
+	t.Helper()
+	if isError {
+		t.Errorf("%s: isError: %s", what, txt)
+		return
+	}
+	want := call.want(dir)
+	if !strings.Contains(strings.ReplaceAll(txt, `\n`, "\n"), strings.ReplaceAll(want, `\n`, "\n")) {
+		t.Errorf("%s: result lacks %s: %.400s", what, want, txt)
+	}
+	var fromText, fromSC any
+	if err := json.Unmarshal([]byte(txt), &fromText); err != nil {
+		t.Errorf("%s: text is not JSON: %v", what, err)
+		return
+	}
+	raw, _ := json.Marshal(sc)
+	_ = json.Unmarshal(raw, &fromSC)
+	if d := cmp.Diff(fromSC, fromText); d != "" {
+		t.Errorf("%s: text and structuredContent differ (-structured +text):\n%s", what, d)
+	}
+}
+
+var transports = []string{"stdio", "http"}
+
+func allToolNames() []string { return append(append([]string(nil), readTools...), writeTools...) }
+
+// TestGoSDKClientEveryTool: the Go SDK client (v1.8.0) lists the tools with their
+// annotations and calls every one, over stdio and HTTP, at 2026-07-28 and 2025-11-25.
+func TestGoSDKClientEveryTool(t *testing.T) {
+	for _, transport := range transports {
+		for _, rev := range revisions {
+			t.Run(transport+"/"+rev, func(t *testing.T) {
+				t.Parallel()
+				dir := toolFixture(t)
+				cs := realclient.GoSDK(t, clientTarget(t, transport, dir), rev)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				tools, err := cs.ListTools(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, tl := range tools.Tools {
+					names = append(names, tl.Name)
+					isRead := !strings.Contains(strings.Join(writeTools, ","), tl.Name)
+					if tl.Annotations == nil || tl.Annotations.ReadOnlyHint != isRead {
+						t.Errorf("%s: annotations %+v as the Go SDK sees them; want readOnlyHint=%v", tl.Name, tl.Annotations, isRead)
+					}
+				}
+				if d := cmp.Diff(allToolNames(), names); d != "" {
+					t.Errorf("tools (-want +got):\n%s", d)
+				}
+				for _, call := range clientCalls {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args(dir)})
+					if err != nil {
+						t.Errorf("%s: %v", call.tool, err)
+						continue
+					}
+					txt := ""
+					var image *mcp.ImageContent
+					for _, c := range res.Content {
+						switch c := c.(type) {
+						case *mcp.TextContent:
+							txt += c.Text
+						case *mcp.ImageContent:
+							image = c
+						}
+					}
+					checkClientText(t, "Go SDK "+call.tool, call, dir, txt, res.IsError, res.StructuredContent)
+					if call.tool == "read_media_file" && (image == nil || image.MIMEType != "image/png" || string(image.Data) != string(pngBytes(t))) {
+						t.Errorf("read_media_file: the Go SDK got no image/png block with the file's bytes: %+v", image)
+					}
+					if call.disk != nil {
+						call.disk(t, dir)
+					}
+				}
+			})
+		}
+	}
+}
+
+// inspectorEras are the Inspector CLI's names for the two revisions.
+var inspectorEras = []string{"modern", "legacy"}
+
+// TestInspectorCLIEveryTool: the Inspector CLI lists the tools over stdio and HTTP
+// in both eras, and calls every tool over both transports and in both eras. Each CLI
+// run starts Node (about a second of CPU), so instead of all four combinations per
+// tool, each tool runs in two that together cover both transports and both eras
+// (stdio+modern with http+legacy, or stdio+legacy with http+modern, alternating).
+func TestInspectorCLIEveryTool(t *testing.T) {
+	for _, transport := range transports {
+		for _, era := range inspectorEras {
+			t.Run("tools_list/"+transport+"/"+era, func(t *testing.T) {
+				t.Parallel()
+				raw := realclient.Inspector(t, clientTarget(t, transport, toolFixture(t)), era, "--method", "tools/list")
+				var res struct {
+					Result struct {
+						Tools []struct {
+							Name        string `json:"name"`
+							Annotations struct {
+								ReadOnlyHint bool `json:"readOnlyHint"`
+							} `json:"annotations"`
+						} `json:"tools"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatalf("%v: %s", err, raw)
+				}
+				var names []string
+				for _, tl := range res.Result.Tools {
+					names = append(names, tl.Name)
+				}
+				if d := cmp.Diff(allToolNames(), names); d != "" {
+					t.Errorf("tools (-want +got):\n%s", d)
+				}
+			})
+		}
+	}
+	for i, call := range clientCalls {
+		pairs := [][2]string{{"stdio", "modern"}, {"http", "legacy"}}
+		if i%2 == 1 {
+			pairs = [][2]string{{"stdio", "legacy"}, {"http", "modern"}}
+		}
+		for _, p := range pairs {
+			transport, era := p[0], p[1]
+			t.Run(call.tool+"/"+transport+"/"+era, func(t *testing.T) {
+				t.Parallel()
+				dir := toolFixture(t)
+				args, _ := json.Marshal(call.args(dir))
+				raw := realclient.Inspector(t, clientTarget(t, transport, dir), era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args))
+				var res struct {
+					Result struct {
+						Content []struct {
+							Type     string `json:"type"`
+							Text     string `json:"text"`
+							MIMEType string `json:"mimeType"`
+						} `json:"content"`
+						StructuredContent any  `json:"structuredContent"`
+						IsError           bool `json:"isError"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatalf("%v: %s", err, raw)
+				}
+				if len(res.Result.Content) == 0 || res.Result.Content[0].Type != "text" {
+					t.Fatalf("content = %+v; want a text block first", res.Result.Content)
+				}
+				checkClientText(t, "Inspector "+call.tool, call, dir, res.Result.Content[0].Text, res.Result.IsError, res.Result.StructuredContent)
+				if call.tool == "read_media_file" && (len(res.Result.Content) != 2 || res.Result.Content[1].Type != "image" || res.Result.Content[1].MIMEType != "image/png") {
+					t.Errorf("read_media_file content = %+v; want text then an image/png block", res.Result.Content)
+				}
+				if call.disk != nil {
+					call.disk(t, dir)
+				}
+			})
+		}
+	}
+}
