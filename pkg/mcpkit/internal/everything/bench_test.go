@@ -9,7 +9,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
 )
@@ -117,12 +120,16 @@ func BenchmarkVsGoSDK(b *testing.B) {
 			defer p.Close()
 			defer conn.CloseIdle()
 			body := call.Body(1)
+			var lat latencies
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
+				t0 := time.Now()
 				resp, err := conn.Post(body)
+				lat.add(time.Since(t0))
 				checkSimpleText(b, resp, err)
 			}
+			lat.report(b)
 			table.Record(b, row, c.name)
 		})
 		b.Run(row+" parallel/"+c.name, func(b *testing.B) {
@@ -133,12 +140,18 @@ func BenchmarkVsGoSDK(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(8)
 			b.ResetTimer()
+			var lat latencies
 			b.RunParallel(func(pb *testing.PB) {
+				var local []time.Duration
 				for pb.Next() {
+					t0 := time.Now()
 					resp, err := conn.Post(body)
+					local = append(local, time.Since(t0))
 					checkSimpleText(b, resp, err)
 				}
+				lat.merge(local)
 			})
+			lat.report(b)
 			table.Record(b, row+" parallel", c.name)
 		})
 	}
@@ -146,4 +159,30 @@ func BenchmarkVsGoSDK(b *testing.B) {
 	if r := table.Ratios("mcpkit", "gosdk"); r != "" {
 		fmt.Printf("\ntools/call test_simple_text, mcpkit fixture vs Go SDK %s fixture (time per call; calls/s ratio > 1 means mcpkit is faster):\n%s\n", benchcmp.GoSDKVersion, r)
 	}
+}
+
+// latencies collects per-call durations so a benchmark can report its p99 next to
+// the mean that ns/op gives.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) { l.d = append(l.d, d) }
+
+func (l *latencies) merge(d []time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d...)
+	l.mu.Unlock()
+}
+
+// report adds p50 and p99 (µs) and calls/s to the benchmark's output.
+func (l *latencies) report(b *testing.B) {
+	if len(l.d) == 0 {
+		return
+	}
+	slices.Sort(l.d)
+	pct := func(p float64) float64 { return float64(l.d[int(p*float64(len(l.d)-1))].Microseconds()) }
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
 }
