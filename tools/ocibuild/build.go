@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -76,6 +77,10 @@ func Build(spec Spec, out string) (*Result, error) {
 		"org.opencontainers.image.description": spec.Description,
 		"org.opencontainers.image.source":      spec.Source,
 		"org.opencontainers.image.licenses":    "MIT",
+	}
+	// The MCP Registry checks that an image belongs to the server entry naming it.
+	if short, ok := strings.CutPrefix(spec.Name, "mcp-server-"); ok {
+		cfg.Config.Labels["io.modelcontextprotocol.server.name"] = "io.github.mcpkit/" + short
 	}
 	img, err = mutate.ConfigFile(img, cfg)
 	if err != nil {
