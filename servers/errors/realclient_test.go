@@ -29,8 +29,9 @@ type clientCase struct {
 // realClientWorld is a backend for real clients: a seeded local store (a closed data
 // directory each server copies) or the Sentry fake.
 type realClientWorld struct {
-	name  string
-	cases []clientCase
+	name   string
+	cases  []clientCase
+	seeded *seeded // the local store's seeding (nil for the Sentry fake)
 	// target starts the server for one client over "stdio" or "http".
 	target func(t *testing.T, transport string) realclient.Target
 }
@@ -43,7 +44,8 @@ func localWorld(t *testing.T) realClientWorld {
 		t.Fatal(err)
 	}
 	return realClientWorld{
-		name: "local",
+		name:   "local",
+		seeded: sd,
 		cases: []clientCase{
 			{ToolListProjects, map[string]any{}, `"id":"42"`},
 			{ToolSearchIssues, map[string]any{"query": "environment:production"}, `"id":"` + sd.charge + `"`},
@@ -169,62 +171,270 @@ func TestGoSDKClientCallsEveryTool(t *testing.T) {
 }
 
 // TestInspectorCLI: the Inspector CLI (modern and legacy eras) lists the tools and
-// calls search_issues and get_event over stdio and HTTP, on the local store. Each CLI
-// run starts Node, so the set is kept to what the brief asks.
+// calls every one over stdio and HTTP on the local store fed by sentry-go. Each result
+// must be exactly what the store itself answers for the same input, and must show the
+// seeded events (issue title, event ids, tag counts); an unknown issue must come back
+// as isError. Under -short only one tool per transport and era is called.
 func TestInspectorCLI(t *testing.T) {
 	realclient.NpmBin(t, "mcp-inspector") // skip (or fail in CI) before seeding when Node is missing
 	world := localWorld(t)
-	byName := map[string]clientCase{}
-	for _, tc := range world.cases {
-		byName[tc.tool] = tc
-	}
+	calls := inspectorCalls(t, world.seeded)
+	slots := make(chan struct{}, inspectorSlots)
+	combo := 0
 	for _, transport := range []string{"stdio", "http"} {
 		for _, era := range []string{"modern", "legacy"} {
-			t.Run(transport+"/"+era+"/tools_list", func(t *testing.T) {
-				t.Parallel()
-				var res struct {
-					Result struct {
-						Tools []struct {
-							Name string `json:"name"`
-						} `json:"tools"`
-					} `json:"result"`
-				}
-				raw := realclient.Inspector(t, world.target(t, transport), era, "--method", "tools/list")
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatalf("%v: %s", err, raw)
-				}
-				var got []string
-				for _, tl := range res.Result.Tools {
-					got = append(got, tl.Name)
-				}
-				if d := cmp.Diff(ToolNames, got); d != "" {
-					t.Errorf("tools (-want +got):\n%s", d)
-				}
-			})
-			for _, name := range []string{ToolSearchIssues, ToolGetEvent} {
-				t.Run(transport+"/"+era+"/"+name, func(t *testing.T) {
+			rows := calls
+			if testing.Short() {
+				rows = []inspectorCall{calls[combo%len(ToolNames)]}
+			}
+			combo++
+			if !testing.Short() {
+				t.Run("tools_list/"+transport+"/"+era, func(t *testing.T) {
 					t.Parallel()
-					args, _ := json.Marshal(byName[name].args)
-					raw := realclient.Inspector(t, world.target(t, transport), era, "--method", "tools/call", "--tool-name", name, "--tool-args-json", string(args))
+					slots <- struct{}{}
+					defer func() { <-slots }()
 					var res struct {
 						Result struct {
-							Content []struct {
-								Type string `json:"type"`
-								Text string `json:"text"`
-							} `json:"content"`
-							StructuredContent any  `json:"structuredContent"`
-							IsError           bool `json:"isError"`
+							Tools []struct {
+								Name string `json:"name"`
+							} `json:"tools"`
 						} `json:"result"`
 					}
+					raw := realclient.Inspector(t, world.target(t, transport), era, "--method", "tools/list")
 					if err := json.Unmarshal(raw, &res); err != nil {
 						t.Fatalf("%v: %s", err, raw)
 					}
-					if len(res.Result.Content) != 1 {
-						t.Fatalf("content = %+v", res.Result.Content)
+					var got []string
+					for _, tl := range res.Result.Tools {
+						got = append(got, tl.Name)
 					}
-					checkClientResult(t, "Inspector "+transport+" "+era+" "+name, byName[name], res.Result.Content[0].Text, res.Result.IsError, res.Result.StructuredContent)
+					if d := cmp.Diff(ToolNames, got); d != "" {
+						t.Errorf("tools (-want +got):\n%s", d)
+					}
+				})
+			}
+			for _, call := range rows {
+				t.Run(call.name+"/"+transport+"/"+era, func(t *testing.T) {
+					t.Parallel()
+					slots <- struct{}{}
+					defer func() { <-slots }()
+					args, err := json.Marshal(call.args)
+					if err != nil {
+						t.Fatal(err)
+					}
+					flags := []string{"--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args)}
+					target := world.target(t, transport)
+					if call.wantError != "" {
+						raw, status, stderr := realclient.InspectorStatus(t, target, era, flags...)
+						if status != 5 {
+							t.Fatalf("exit status %d; want 5 (the tool answered isError)\nstdout: %s\nstderr: %s", status, raw, stderr)
+						}
+						text, isError := inspectorToolResult(t, raw)
+						if !isError || !strings.Contains(text, call.wantError) {
+							t.Errorf("isError=%v %q; want isError with %q", isError, text, call.wantError)
+						}
+						return
+					}
+					raw := realclient.Inspector(t, target, era, flags...)
+					text, isError := inspectorToolResult(t, raw)
+					if isError {
+						t.Fatalf("isError: %s", text)
+					}
+					call.check(t, text)
 				})
 			}
 		}
 	}
+}
+
+// inspectorSlots bounds the Inspector CLI runs a test has going at once: each starts
+// Node (about a CPU-second), and the machines running these tests have few cores.
+const inspectorSlots = 3
+
+// inspectorCall is one tools/call the Inspector CLI makes and what its result must be.
+type inspectorCall struct {
+	name      string // subtest name: the tool, or the tool and the failure it provokes
+	tool      string
+	args      any // marshalled to --tool-args-json
+	check     func(t *testing.T, text string)
+	wantError string // set: the call must answer isError (exit status 5) with this text
+}
+
+// inspectorCalls is one call of every tool (in ToolNames order) and one that must
+// fail. The expected results come from a copy of the seeded data directory opened
+// here: the store's own answer to the same input is what the Inspector must show.
+func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "oracle")
+	copyDir(t, sd.dir, dir)
+	oracle := openTestStore(t, dir)
+	t.Cleanup(func() { oracle.Close() })
+	ctx := t.Context()
+
+	all, err := oracle.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: sd.charge, Limit: MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Events) != 4 {
+		t.Fatalf("the card-declined issue has %d events; want 4: %+v", len(all.Events), all.Events)
+	}
+	var ids []string
+	for _, e := range all.Events {
+		ids = append(ids, e.ID)
+	}
+	oldest := ids[len(ids)-1]
+	const title = "*errors.errorString: card declined"
+	environments := []TagValue{{Value: "staging", Count: 3}, {Value: "production", Count: 1}}
+
+	calls := []inspectorCall{
+		expectCall(t, ToolListProjects, ListProjectsInput{}, oracle.ListProjects, func(t *testing.T, got *ProjectList) {
+			want := []Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
+			if d := cmp.Diff(want, got.Projects); d != "" {
+				t.Errorf("projects (-want +got):\n%s", d)
+			}
+		}),
+		expectCall(t, ToolSearchIssues, SearchIssuesInput{Query: "environment:production"}, oracle.SearchIssues, func(t *testing.T, got *IssueList) {
+			if len(got.Issues) != 1 || got.Issues[0].ID != sd.charge || got.Issues[0].Title != title || got.Issues[0].Value != "card declined" {
+				t.Errorf("issues = %+v; want only %s %q", got.Issues, sd.charge, title)
+			}
+		}),
+		expectCall(t, ToolGetIssue, GetIssueInput{IssueID: sd.charge}, oracle.GetIssue, func(t *testing.T, got *IssueDetail) {
+			if got.ID != sd.charge || got.Title != title || got.Count != 4 || got.UserCount != 1 {
+				t.Errorf("issue %s %q count %d users %d; want %s %q count 4 users 1", got.ID, got.Title, got.Count, got.UserCount, sd.charge, title)
+			}
+			var env []TagValue
+			for _, tag := range got.Tags {
+				if tag.Key == "environment" {
+					env = tag.TopValues
+				}
+			}
+			if d := cmp.Diff(environments, countsOnly(env)); d != "" {
+				t.Errorf("environment tag (-want +got):\n%s", d)
+			}
+		}),
+		expectCall(t, ToolGetEvent, GetEventInput{IssueID: sd.charge, EventID: oldest}, oracle.GetEvent, func(t *testing.T, got *Event) {
+			if got.ID != oldest || got.IssueID != sd.charge || got.Environment != "staging" || got.Release != "shop@1.2.3" {
+				t.Errorf("event %s of %s in %s/%s; want %s of %s in staging/shop@1.2.3", got.ID, got.IssueID, got.Environment, got.Release, oldest, sd.charge)
+			}
+			if len(got.Exceptions) != 1 || got.Exceptions[0].Value != "card declined" || len(got.Exceptions[0].Frames) == 0 {
+				t.Fatalf("exceptions = %+v; want one card declined with frames", got.Exceptions)
+			}
+			top := got.Exceptions[0].Frames[0]
+			current := ""
+			for _, c := range top.Context {
+				if c.Current {
+					current = c.Code
+				}
+			}
+			if top.Function != "chargeCard" || top.Line != sd.chargeLine || !strings.Contains(current, `errors.New("card declined")`) {
+				t.Errorf("top frame %s line %d at %q; want chargeCard line %d at the capture", top.Function, top.Line, current, sd.chargeLine)
+			}
+		}),
+		expectCall(t, ToolListIssueEvents, ListIssueEventsInput{IssueID: sd.charge, Limit: 2}, oracle.ListIssueEvents, func(t *testing.T, got *EventList) {
+			var gotIDs, gotEnvs []string
+			for _, e := range got.Events {
+				gotIDs = append(gotIDs, e.ID)
+				gotEnvs = append(gotEnvs, e.Environment)
+			}
+			if d := cmp.Diff(ids[:2], gotIDs); d != "" {
+				t.Errorf("event ids: not the newest two (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff([]string{"production", "staging"}, gotEnvs); d != "" {
+				t.Errorf("environments (-want +got):\n%s", d)
+			}
+			if got.NextCursor == "" || !got.Truncated {
+				t.Errorf("nextCursor %q truncated %v; want a cursor to the two older events", got.NextCursor, got.Truncated)
+			}
+		}),
+		expectCall(t, ToolGetTagValues, GetTagValuesInput{IssueID: sd.charge, Key: "environment"}, oracle.GetTagValues, func(t *testing.T, got *TagValueList) {
+			if got.Key != "environment" || got.TotalValues != 4 || got.UniqueValues != 2 {
+				t.Errorf("key %q total %d unique %d; want environment 4 2", got.Key, got.TotalValues, got.UniqueValues)
+			}
+			if d := cmp.Diff(environments, countsOnly(got.Values)); d != "" {
+				t.Errorf("values (-want +got):\n%s", d)
+			}
+		}),
+		{
+			name: ToolGetIssue + "_unknown", tool: ToolGetIssue, args: GetIssueInput{IssueID: "999999"},
+			wantError: `no issue "999999" in the local store`,
+		},
+	}
+	var names []string
+	for _, c := range calls[:len(ToolNames)] {
+		names = append(names, c.tool)
+	}
+	if d := cmp.Diff(ToolNames, names); d != "" {
+		t.Fatalf("the Inspector calls do not cover every tool in order (-want +got):\n%s", d)
+	}
+	return calls
+}
+
+// expectCall builds the call of tool with in: its result must decode into Out with no
+// unknown field, equal the oracle store's answer to in, and pass check.
+func expectCall[In, Out any](t *testing.T, tool string, in In, oracle func(context.Context, In) (*Out, error), check func(t *testing.T, got *Out)) inspectorCall {
+	t.Helper()
+	want, err := oracle(t.Context(), in)
+	if err != nil {
+		t.Fatalf("%s on the oracle store: %v", tool, err)
+	}
+	return inspectorCall{name: tool, tool: tool, args: in, check: func(t *testing.T, text string) {
+		t.Helper()
+		got := new(Out)
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(got); err != nil {
+			t.Fatalf("decoding %s: %v", text, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("result differs from the store's own answer (-store +inspector):\n%s", d)
+		}
+		check(t, got)
+	}}
+}
+
+// countsOnly keeps the value and count of tag values (their times are the seeding's).
+func countsOnly(values []TagValue) []TagValue {
+	var out []TagValue
+	for _, v := range values {
+		out = append(out, TagValue{Value: v.Value, Count: v.Count})
+	}
+	return out
+}
+
+// inspectorToolResult decodes the tools/call result the Inspector CLI printed: its one
+// text content, which must be the same JSON as its structuredContent, and isError.
+func inspectorToolResult(t *testing.T, raw json.RawMessage) (text string, isError bool) {
+	t.Helper()
+	var res struct {
+		Result struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+			IsError           bool            `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	r := res.Result
+	if len(r.Content) != 1 || r.Content[0].Type != "text" {
+		t.Fatalf("content = %+v; want one text block", r.Content)
+	}
+	text = r.Content[0].Text
+	if r.IsError {
+		return text, true
+	}
+	var fromText, fromStructured any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("text is not JSON: %v: %s", err, text)
+	}
+	if err := json.Unmarshal(r.StructuredContent, &fromStructured); err != nil {
+		t.Fatalf("structuredContent: %v: %s", err, r.StructuredContent)
+	}
+	if d := cmp.Diff(fromStructured, fromText); d != "" {
+		t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
+	}
+	return text, false
 }
