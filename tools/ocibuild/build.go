@@ -24,6 +24,8 @@ type Spec struct {
 	Binary, Name, Version, Description, Source, Arch string
 	Env                                              listFlag // extra KEY=VALUE in the image config
 	Tmpfs                                            listFlag // writable mounts the smoke test provides (besides /tmp)
+	Bind                                             listFlag // host:container directories the smoke test bind-mounts (e.g. a database socket)
+	Args                                             listFlag // arguments the smoke test passes after the entrypoint
 }
 
 // Result is what Build wrote.

@@ -37,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&spec.Arch, "arch", "amd64", "image architecture")
 	fs.Var(&spec.Env, "env", "KEY=VALUE set in the image config (repeatable)")
 	fs.Var(&spec.Tmpfs, "tmpfs", "directory the smoke test mounts as tmpfs, as `docker run --tmpfs` would (repeatable; /tmp always)")
+	fs.Var(&spec.Bind, "bind", "HOST:CONTAINER directory the smoke test bind-mounts, e.g. a database socket directory (repeatable)")
+	fs.Var(&spec.Args, "arg", "argument the smoke test passes to the server (repeatable)")
 	out := fs.String("out", "", "output directory (required)")
 	smoke := fs.Bool("smoke", false, "unpack and run the image under runc and check it answers")
 	if err := fs.Parse(args); err != nil {

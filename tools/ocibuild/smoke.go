@@ -33,7 +33,7 @@ func Smoke(layoutDir string, spec Spec) (string, error) {
 	if out, err := exec.Command("umoci", "unpack", "--image", layoutDir+":"+spec.Version, bundle).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("umoci unpack: %v: %s", err, out)
 	}
-	if err := harden(filepath.Join(bundle, "config.json"), spec.Tmpfs); err != nil {
+	if err := harden(filepath.Join(bundle, "config.json"), spec); err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -110,7 +110,7 @@ func Smoke(layoutDir string, spec Spec) (string, error) {
 }
 
 // harden edits the runtime spec umoci generated.
-func harden(path string, tmpfs []string) error {
+func harden(path string, image Spec) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -134,11 +134,26 @@ func harden(path string, tmpfs []string) error {
 	root["readonly"] = true
 	// Writable scratch space only where a hardened deployment mounts it.
 	mounts, _ := spec["mounts"].([]any)
-	for _, dir := range append([]string{"/tmp"}, tmpfs...) {
+	for _, dir := range append([]string{"/tmp"}, image.Tmpfs...) {
 		mounts = append(mounts, map[string]any{"destination": dir, "type": "tmpfs", "source": "tmpfs",
 			"options": []string{"nosuid", "nodev", "mode=1777", "size=64m"}})
 	}
+	for _, b := range image.Bind {
+		src, dst, ok := strings.Cut(b, ":")
+		if !ok {
+			return fmt.Errorf("bind %q: want HOST:CONTAINER", b)
+		}
+		mounts = append(mounts, map[string]any{"destination": dst, "type": "bind", "source": src,
+			"options": []string{"rbind", "nosuid", "nodev"}})
+	}
 	spec["mounts"] = mounts
+	if len(image.Args) > 0 {
+		argv, _ := proc["args"].([]any)
+		for _, a := range image.Args {
+			argv = append(argv, a)
+		}
+		proc["args"] = argv
+	}
 	linux, _ := spec["linux"].(map[string]any)
 	if linux == nil {
 		return fmt.Errorf("%s has no linux section", path)

@@ -1,0 +1,33 @@
+// Package distcheck checks what users take out of this repository to run or copy a
+// server, none of which the servers' own tests see: the host configuration snippets
+// in the READMEs, each server's MCP Registry metadata (servers/*/server.json), the
+// release configuration (.goreleaser.yaml), and the copy-a-server path of
+// docs/new-server.md.
+//
+// # How a server's flags and environment variables are known
+//
+// The tests build every servers/*/cmd/mcp-server-* once (two at a time) and ask the
+// result, rather than keeping a list that could drift:
+//
+//   - Flags come from the binary's own -h output (the flag package's PrintDefaults:
+//     "  -name type" takes a value, "  -name" is a boolean). On top of the name check,
+//     each snippet's argument list is handed to the binary itself as
+//     `mcp-server-x --version ARGS...`: the real flag parser then judges values (a
+//     duration that is not one) and stray arguments (a server that takes none), and
+//     --version makes it exit before serving.
+//   - Environment variables are the union of mcpkit.StandardEnv() (the standard
+//     serve flags' MCP_* variables and the secrets read without a flag), the
+//     "(env NAME" mentions of the -h output (every flag's variable), and a scan of
+//     the Go source the command links from the server's own module (go list -deps,
+//     test files and unlinked helpers left out): every string literal shaped like a
+//     variable (SENTRY_AUTH_TOKEN: upper case words joined by underscores) and every
+//     literal passed to a function named getenv or lookupEnv. That finds variables
+//     read through constants, maps of flag variables and lists of alternatives
+//     (GITHUB_TOKEN or GITHUB_PERSONAL_ACCESS_TOKEN) without following data flow.
+//     Variables that only a dependency reads (libpq's PGPASSWORD through pgx) are not
+//     found: snippets use DATABASE_URL.
+//
+// The root README may show what every server takes with a placeholder
+// (mcp-server-x); such a launch is checked against the flags and variables all
+// servers share. In a server's README an unknown server is an error.
+package distcheck

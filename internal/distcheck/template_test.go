@@ -1,0 +1,259 @@
+package distcheck
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// templateCandidates are the servers docs/new-server.md suggests copying, with the
+// arguments each needs to start offline (postgres is left out: it needs a database
+// before it answers anything). dir is a scratch directory of the test.
+var templateCandidates = map[string]func(dir string) []string{
+	"github": func(string) []string { return nil }, // starts without a token
+	"errors": func(dir string) []string {
+		return []string{"--backend", "local", "--data", dir, "--ingest", "127.0.0.1:0"}
+	},
+	"filesystem": func(dir string) []string { return []string{dir} },
+}
+
+// smallestCandidate returns the candidate with the fewest lines of non-test Go code,
+// the one docs/new-server.md tells users to copy first.
+func smallestCandidate(t *testing.T, root string) (string, map[string]int) {
+	t.Helper()
+	loc := map[string]int{}
+	for name := range templateCandidates {
+		dir := filepath.Join(root, "servers", name)
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			loc[name] += bytes.Count(b, []byte("\n"))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := make([]string, 0, len(loc))
+	for n := range loc {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return loc[a] - loc[b] })
+	return names[0], loc
+}
+
+// TestTemplateCopyStandsAlone follows docs/new-server.md: it copies the smallest
+// server to a directory outside the workspace, renames its module to
+// example.com/myserver (go mod edit, and every import of the old path), points the
+// replace of github.com/mcpkit/reference at this checkout (the library is not
+// published yet), builds it with GOWORK=off, and runs the binary on stdio: it must
+// answer server/discover with its serverInfo (the version stamped by -ldflags) and
+// capabilities, and exit when stdin closes.
+func TestTemplateCopyStandsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a copy of a server outside the workspace")
+	}
+	root := repoRoot(t)
+	name, loc := smallestCandidate(t, root)
+	t.Logf("lines of non-test Go code: %v; copying servers/%s", loc, name)
+
+	work := t.TempDir()
+	dst := filepath.Join(work, "myserver")
+	copyTree(t, filepath.Join(root, "servers", name), dst)
+
+	oldModule := "github.com/mcpkit/reference/servers/" + name
+	const newModule = "example.com/myserver"
+	goCmd(t, dst, "mod", "edit", "-module", newModule, "-replace", "github.com/mcpkit/reference="+root)
+	rewriteImports(t, dst, oldModule, newModule)
+	if left := filesContaining(t, dst, oldModule); len(left) > 0 {
+		t.Fatalf("the old module path %s is still in %v", oldModule, left)
+	}
+
+	goCmd(t, dst, "build", "./...")
+	const version = "v9.9.9-template"
+	cmdName := "mcp-server-" + name
+	bin := filepath.Join(work, "bin", cmdName)
+	goCmd(t, dst, "build", "-ldflags", "-X "+VersionLDFlag+"="+version, "-o", bin, "./cmd/"+cmdName)
+
+	scratch := filepath.Join(work, "scratch")
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got := discoverOverStdio(t, bin, templateCandidates[name](scratch), work)
+	want := discoverSummary{
+		Name: cmdName, Version: version, ResultType: "complete",
+		HasTools: true, Supports20260728: true,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("server/discover of the copied server (-want +got):\n%s", diff)
+	}
+}
+
+// discoverSummary is what the test reads from a server/discover result.
+type discoverSummary struct {
+	Name, Version, ResultType string
+	HasTools                  bool // capabilities.tools present
+	Supports20260728          bool // "2026-07-28" among supportedVersions
+}
+
+// discoverOverStdio starts bin, sends one server/discover request line, reads the
+// response line, closes stdin and waits for the server to exit.
+func discoverOverStdio(t *testing.T, bin string, args []string, home string) discoverSummary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	req := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"distcheck","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	if _, err := io.WriteString(stdin, req); err != nil {
+		t.Fatalf("writing the request: %v (stderr: %s)", err, stderr.String())
+	}
+	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("reading the response: %v (stderr: %s)", err, stderr.String())
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the server did not exit cleanly on EOF: %v (stderr: %s)", err, stderr.String())
+	}
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			ResultType        string                     `json:"resultType"`
+			SupportedVersions []string                   `json:"supportedVersions"`
+			Capabilities      map[string]json.RawMessage `json:"capabilities"`
+			Meta              struct {
+				ServerInfo struct{ Name, Version string } `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		t.Fatalf("response %s: %v", line, err)
+	}
+	if resp.Error != nil || resp.ID != 1 {
+		t.Fatalf("response to id 1 expected, got %s", line)
+	}
+	r := resp.Result
+	return discoverSummary{
+		Name: r.Meta.ServerInfo.Name, Version: r.Meta.ServerInfo.Version, ResultType: r.ResultType,
+		HasTools:         r.Capabilities["tools"] != nil,
+		Supports20260728: slices.Contains(r.SupportedVersions, "2026-07-28"),
+	}
+}
+
+// goCmd runs the go command in dir as a user of the copy would: outside any
+// workspace, resolving missing requirements through the module proxy.
+func goCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+}
+
+// copyTree copies the regular files of src to dst, leaving out compiled test
+// binaries (*.test), which are build output.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case !d.Type().IsRegular() || strings.HasSuffix(path, ".test"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteImports replaces the old module path everywhere in every Go file (imports
+// of the module's own packages, and comments naming them), as the guide's sed line
+// does.
+func rewriteImports(t *testing.T, dir, oldModule, newModule string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, bytes.ReplaceAll(b, []byte(oldModule), []byte(newModule)), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// filesContaining lists the .go and go.mod files under dir that contain s.
+func filesContaining(t *testing.T, dir, s string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".go") || filepath.Base(path) == "go.mod") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			rel, _ := filepath.Rel(dir, path)
+			out = append(out, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
