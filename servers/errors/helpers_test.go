@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // testKey is the DSN public key the test stores accept.
@@ -29,9 +31,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	realclient.CleanupBuilds()
 	os.Exit(code)
 }
 

@@ -229,14 +229,14 @@ func TestInspectorCLI(t *testing.T) {
 						if status != 5 {
 							t.Fatalf("exit status %d; want 5 (the tool answered isError)\nstdout: %s\nstderr: %s", status, raw, stderr)
 						}
-						text, isError := inspectorToolResult(t, raw)
+						text, isError := realclient.InspectorToolResult(t, raw)
 						if !isError || !strings.Contains(text, call.wantError) {
 							t.Errorf("isError=%v %q; want isError with %q", isError, text, call.wantError)
 						}
 						return
 					}
 					raw := realclient.Inspector(t, target, era, flags...)
-					text, isError := inspectorToolResult(t, raw)
+					text, isError := realclient.InspectorToolResult(t, raw)
 					if isError {
 						t.Fatalf("isError: %s", text)
 					}
@@ -399,42 +399,4 @@ func countsOnly(values []TagValue) []TagValue {
 		out = append(out, TagValue{Value: v.Value, Count: v.Count})
 	}
 	return out
-}
-
-// inspectorToolResult decodes the tools/call result the Inspector CLI printed: its one
-// text content, which must be the same JSON as its structuredContent, and isError.
-func inspectorToolResult(t *testing.T, raw json.RawMessage) (text string, isError bool) {
-	t.Helper()
-	var res struct {
-		Result struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-			StructuredContent json.RawMessage `json:"structuredContent"`
-			IsError           bool            `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("%v: %s", err, raw)
-	}
-	r := res.Result
-	if len(r.Content) != 1 || r.Content[0].Type != "text" {
-		t.Fatalf("content = %+v; want one text block", r.Content)
-	}
-	text = r.Content[0].Text
-	if r.IsError {
-		return text, true
-	}
-	var fromText, fromStructured any
-	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
-		t.Fatalf("text is not JSON: %v: %s", err, text)
-	}
-	if err := json.Unmarshal(r.StructuredContent, &fromStructured); err != nil {
-		t.Fatalf("structuredContent: %v: %s", err, r.StructuredContent)
-	}
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
-	}
-	return text, false
 }

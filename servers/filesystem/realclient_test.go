@@ -7,13 +7,10 @@ package filesystem
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,18 +20,9 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	realclient.CleanupBuilds()
 	os.Exit(code)
 }
 
@@ -42,20 +30,7 @@ func TestMain(m *testing.M) {
 // needs it.
 func serverBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "mcp-server-filesystem-test"); buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "mcp-server-filesystem")
-		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/mcp-server-filesystem").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/mcp-server-filesystem: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return realclient.BuildCommand(t, "./cmd/mcp-server-filesystem")
 }
 
 // clientTarget serves dir with writes allowed: "stdio" runs the binary (every setting

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,18 +21,9 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	realclient.CleanupBuilds()
 	os.Exit(code)
 }
 
@@ -42,20 +31,7 @@ func TestMain(m *testing.M) {
 // needs it.
 func serverBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "mcp-server-github-test"); buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "mcp-server-github")
-		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/mcp-server-github").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/mcp-server-github: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return realclient.BuildCommand(t, "./cmd/mcp-server-github")
 }
 
 // target returns the server as a client target: "stdio" runs the binary with the
@@ -260,14 +236,14 @@ func TestInspectorCLI(t *testing.T) {
 						if status != 5 {
 							t.Fatalf("exit status %d; want 5 (the tool answered isError)\nstdout: %s\nstderr: %s", status, raw, stderr)
 						}
-						text, isError := inspectorToolResult(t, raw)
+						text, isError := realclient.InspectorToolResult(t, raw)
 						if !isError || !strings.Contains(text, call.wantError) {
 							t.Errorf("isError=%v %q; want isError with %q", isError, text, call.wantError)
 						}
 						return
 					}
 					raw := realclient.Inspector(t, srv, era, flags...)
-					text, isError := inspectorToolResult(t, raw)
+					text, isError := realclient.InspectorToolResult(t, raw)
 					if isError {
 						t.Fatalf("isError: %s", text)
 					}
@@ -484,42 +460,4 @@ func checkAs[Out any](check func(t *testing.T, got Out)) func(t *testing.T, got 
 		}
 		check(t, out)
 	}
-}
-
-// inspectorToolResult decodes the tools/call result the Inspector CLI printed: its one
-// text content, which must be the same JSON as its structuredContent, and isError.
-func inspectorToolResult(t *testing.T, raw json.RawMessage) (text string, isError bool) {
-	t.Helper()
-	var res struct {
-		Result struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-			StructuredContent json.RawMessage `json:"structuredContent"`
-			IsError           bool            `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("%v: %s", err, raw)
-	}
-	r := res.Result
-	if len(r.Content) != 1 || r.Content[0].Type != "text" {
-		t.Fatalf("content = %+v; want one text block", r.Content)
-	}
-	text = r.Content[0].Text
-	if r.IsError {
-		return text, true
-	}
-	var fromText, fromStructured any
-	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
-		t.Fatalf("text is not JSON: %v: %s", err, text)
-	}
-	if err := json.Unmarshal(r.StructuredContent, &fromStructured); err != nil {
-		t.Fatalf("structuredContent: %v: %s", err, r.StructuredContent)
-	}
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
-	}
-	return text, false
 }

@@ -6,14 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	code := pgtest.Main(m)
-	if binDir != "" {
-		os.RemoveAll(binDir) // the server binary built by serverBinary
-	}
+	realclient.CleanupBuilds() // the server binary built by serverBinary
 	os.Exit(code)
 }
 

@@ -8,13 +8,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,34 +20,11 @@ import (
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string // removed by TestMain
-	binPath   string
-	buildErr  error
-)
-
 // serverBinary builds cmd/mcp-server-postgres once per test run, only when a test
 // needs it.
 func serverBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-server-postgres-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		binPath = filepath.Join(dir, "mcp-server-postgres")
-		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/mcp-server-postgres").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/mcp-server-postgres: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return realclient.BuildCommand(t, "./cmd/mcp-server-postgres")
 }
 
 // cleanEnv blanks every variable the binary reads, so the developer's own settings
