@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,10 @@ func (l *lineWriter) write(msg []byte) error {
 	return l.err
 }
 
+// inlineBudget is how long a request may run on the reading goroutine before another
+// goroutine takes over reading.
+const inlineBudget = 200 * time.Microsecond
+
 // maxListensPerConn bounds listen streams on one stdio connection.
 const maxListensPerConn = 32
 
@@ -56,10 +61,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		sem      = make(chan struct{}, s.opts.MaxConcurrent)
 	)
 
-	pool := newWorkerPool(ctx, s.opts.MaxConcurrent+maxListensPerConn)
-	// handle decodes and routes one line. It runs on the reading goroutine, so a
-	// request costs one hand-off (to its worker) between reading and answering.
-	handle := func(line []byte) {
+	// handle decodes and routes one line on the reading goroutine. Notifications and
+	// responses are handled at once; a request comes back as the job that answers it.
+	handle := func(line []byte) (job func()) {
 		m, derr := decodeMessage(line)
 		if derr != nil {
 			var id ID
@@ -125,7 +129,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				}
 			}
 			wg.Add(1)
-			pool.run(func() {
+			return func() {
 				defer wg.Done()
 				resp := s.serve(reqCtx, incoming{msg: m, sess: sess, out: out})
 				mu.Lock()
@@ -141,30 +145,60 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				if resp != nil {
 					_ = out.write(resp)
 				}
-			})
+			}
 		}
+		return nil
 
 	}
 
+	// Reading follows the leader/follower pattern: the goroutine that reads a request
+	// answers it itself, so nothing stands between reading a request and running it
+	// (a hand-off to another goroutine costs a thread wake-up, which is most of a
+	// round trip over pipes). A request still running after inlineBudget passes the
+	// reading on to a follower, so a slow call never holds up cancellations or other
+	// requests. Only one goroutine reads at a time.
 	readErr := make(chan error, 1)
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var readLoop func()
+	readLoop = func() {
 		for {
 			line, tooLong, err := readLine(br, s.opts.MaxMessageBytes)
 			if ctx.Err() != nil {
 				return
 			}
+			var job func()
 			if tooLong {
 				_ = out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", s.opts.MaxMessageBytes)))
 			} else if len(line) > 0 {
-				handle(line)
+				job = handle(line)
 			}
 			if err != nil {
+				if job != nil {
+					go job()
+				}
 				readErr <- err
 				return
 			}
+			if job == nil {
+				continue
+			}
+			// Whoever claims the flag first is the reader from then on: the timer
+			// (then a follower reads while this goroutine finishes the job), or this
+			// goroutine once the job is done.
+			var claimed atomic.Bool
+			t := time.AfterFunc(inlineBudget, func() {
+				if claimed.CompareAndSwap(false, true) {
+					go readLoop()
+				}
+			})
+			job()
+			t.Stop()
+			if !claimed.CompareAndSwap(false, true) {
+				return
+			}
 		}
-	}()
+	}
+	go readLoop()
 
 	select {
 	case <-ctx.Done():
@@ -208,57 +242,6 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		}
 		if !isPrefix {
 			return line, tooLong, nil
-		}
-	}
-}
-
-// workerPool runs request handlers on long-lived goroutines. A fresh goroutine per
-// request starts on a small stack and grows it on every call (JSON decoding and schema
-// validation are deep); reused workers keep their grown stacks. Workers are started on
-// demand up to max, and end with ctx.
-type workerPool struct {
-	ctx  context.Context
-	work chan func()
-	mu   sync.Mutex
-	n    int
-	max  int
-}
-
-func newWorkerPool(ctx context.Context, max int) *workerPool {
-	return &workerPool{ctx: ctx, work: make(chan func()), max: max}
-}
-
-func (p *workerPool) run(f func()) {
-	select {
-	case p.work <- f: // an idle worker took it
-		return
-	default:
-	}
-	p.mu.Lock()
-	if p.n < p.max {
-		p.n++
-		p.mu.Unlock()
-		go p.worker(f)
-		return
-	}
-	p.mu.Unlock()
-	select {
-	case p.work <- f: // every worker was busy: this one is free now
-	case <-p.ctx.Done():
-		go f() // shutting down: let it see the cancelled context and finish
-	}
-}
-
-func (p *workerPool) worker(f func()) {
-	for {
-		f()
-		select {
-		case f = <-p.work:
-		case <-p.ctx.Done():
-			p.mu.Lock()
-			p.n--
-			p.mu.Unlock()
-			return
 		}
 	}
 }

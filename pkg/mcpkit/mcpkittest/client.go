@@ -143,6 +143,9 @@ func (c *Client) initialize() {
 		c.t.Fatalf("mcpkittest: initialize negotiated %q, want %q (%s)", ir.ProtocolVersion, c.Revision, res)
 	}
 	c.Notify("notifications/initialized", nil)
+	// A ping answered after the notification proves the server has processed it, so a
+	// test that publishes a change right after Connect cannot race the handshake.
+	c.Call("ping", nil)
 }
 
 // Meta returns the _meta a 2026-07-28 request carries.
