@@ -64,7 +64,7 @@ test:
 
 ## conformance: only the official conformance suite against the fixture server
 conformance:
-	@go test -count=1 -run 'TestConformance' -v ./pkg/mcpkit/internal/everything/ 2>&1 | grep -E '^(=== RUN|--- |\s+conformance|ok|FAIL|PASS)' || true
+	@set -o pipefail; go test -count=1 -run 'TestConformance' -v ./pkg/mcpkit/internal/everything/ 2>&1 | grep -E '^(=== RUN|--- |\s+conformance|ok|FAIL|PASS)'
 
 ## bench: Go benchmarks of every module, plus side-by-side runs against other servers
 bench:
