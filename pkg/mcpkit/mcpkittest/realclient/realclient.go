@@ -238,6 +238,10 @@ func (t Target) argv(tb testing.TB) []string {
 	return append(argv, t.Command...)
 }
 
+// nodeSlots bounds the client processes (each starts Node, about a CPU-second) that
+// run at once across a test binary, so parallel subtests do not swamp a small machine.
+var nodeSlots = make(chan struct{}, 3)
+
 func runTool(t testing.TB, bin string, args, env []string, timeout time.Duration) []byte {
 	t.Helper()
 	out, code, stderr := runToolStatus(t, bin, args, env, timeout)
@@ -252,6 +256,8 @@ func runTool(t testing.TB, bin string, args, env []string, timeout time.Duration
 // fails the test: neither is an answer from the server.
 func runToolStatus(t testing.TB, bin string, args, env []string, timeout time.Duration) ([]byte, int, string) {
 	t.Helper()
+	nodeSlots <- struct{}{}
+	defer func() { <-nodeSlots }()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
