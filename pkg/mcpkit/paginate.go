@@ -67,3 +67,32 @@ func cursorParam(req *Request) (string, error) {
 	// We never issue "", so a client sending it means the first page.
 	return *p.Cursor, nil
 }
+
+// maxCursorBytes bounds a cursor a client sends back: it is attacker-controlled input.
+const maxCursorBytes = 1024
+
+// EncodeCursorState makes an opaque cursor carrying a position richer than an offset
+// (a keyset, an offset bound to the request's arguments). It is base64url JSON: opaque
+// to clients, the same on every instance, and readable only by DecodeCursorState.
+func EncodeCursorState(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("mcpkit: cursor state is not JSON-encodable: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodeCursorState reads a cursor made by EncodeCursorState into v. Anything else
+// (malformed, oversized, the wrong shape) is a -32602 error telling the client what
+// to do; callers that keep their own error kinds can wrap it.
+func DecodeCursorState(cursor string, v any) error {
+	bad := InvalidParams("invalid cursor: pass the nextCursor of the previous page unchanged, or leave it out for the first page")
+	if len(cursor) > maxCursorBytes {
+		return bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || json.Unmarshal(b, v) != nil {
+		return bad
+	}
+	return nil
+}

@@ -1,10 +1,10 @@
 package errorserver
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
 // localCursor is the local store's opaque page cursor. It is bound to the request it
@@ -29,18 +29,14 @@ func cursorScope(parts ...string) uint32 {
 	return h.Sum32()
 }
 
-func encodeCursor(c localCursor) string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+func encodeCursor(c localCursor) string { return mcpkit.EncodeCursorState(c) }
 
 func decodeCursor(s string, scope uint32) (localCursor, error) {
 	var c localCursor
 	if s == "" {
 		return localCursor{Scope: scope}, nil
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) > 256 || json.Unmarshal(b, &c) != nil || c.Offset < 0 {
+	if err := mcpkit.DecodeCursorState(s, &c); err != nil || c.Offset < 0 {
 		return c, fmt.Errorf("%w: cursor %q is not a cursor this server returned: pass nextCursor from the previous page unchanged, or leave it out for the first page", ErrInvalidInput, truncateForError(s))
 	}
 	if c.Scope != scope {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
@@ -101,20 +100,14 @@ func (rs *Roots) ResolveURI(uri string) (*Root, string, error) {
 	return rs.Resolve(p)
 }
 
-// EncodeCursor and DecodeCursor make the opaque page cursor of ListFileResources.
-func EncodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("fs1:" + strconv.Itoa(offset)))
-}
+// EncodeCursor makes the opaque page cursor of ListFileResources (mcpkit's offset
+// cursor, so every server's cursors look and fail alike).
+func EncodeCursor(offset int) string { return mcpkit.EncodeCursor(offset) }
 
 // DecodeCursor returns the offset inside a cursor made by EncodeCursor.
 func DecodeCursor(c string) (int, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
+	n, err := mcpkit.DecodeCursor(c)
 	if err != nil {
-		return 0, fmt.Errorf("%w: not issued by this server", ErrInvalidCursor)
-	}
-	s, ok := strings.CutPrefix(string(b), "fs1:")
-	n, err := strconv.Atoi(s)
-	if !ok || err != nil || n < 0 {
 		return 0, fmt.Errorf("%w: not issued by this server", ErrInvalidCursor)
 	}
 	return n, nil

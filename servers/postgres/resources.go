@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,8 +121,7 @@ func addResources(s *mcpkit.Server, db *DB, pageSize int) {
 // encodeTableCursor makes the opaque cursor of the table listing: the last table
 // listed, from which the next page continues (keyset pagination).
 func encodeTableCursor(schema, table string) string {
-	b, _ := json.Marshal([2]string{schema, table})
-	return base64.RawURLEncoding.EncodeToString(b)
+	return mcpkit.EncodeCursorState([2]string{schema, table})
 }
 
 func decodeTableCursor(cursor string) ([2]string, error) {
@@ -131,14 +129,8 @@ func decodeTableCursor(cursor string) ([2]string, error) {
 	if cursor == "" {
 		return after, nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err == nil {
-		err = json.Unmarshal(raw, &after)
-	}
-	if err != nil {
-		return after, mcpkit.InvalidParams("invalid cursor: pass the nextCursor of the previous resources/list page unchanged")
-	}
-	return after, nil
+	err := mcpkit.DecodeCursorState(cursor, &after)
+	return after, err
 }
 
 // resourceError maps a database error to the protocol error of a resource read.
