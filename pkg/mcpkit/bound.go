@@ -1,5 +1,7 @@
 package mcpkit
 
+import "strconv"
+
 // Truncation is embedded in a tool's output struct wherever the tool may return less
 // than all there is. A result that was cut says so, and says how to get the rest, so a
 // model never mistakes a partial answer for a complete one.
@@ -25,4 +27,14 @@ func CapSlice[T any](s []T, max int) ([]T, bool) {
 		return s, false
 	}
 	return s[:max:max], true
+}
+
+// CleanField sanitizes one untrusted text field (CleanText) and caps it at max bytes;
+// when it had to cut, it marks the result truncated with a hint naming the field.
+func (t *Truncation) CleanField(field, s string, max int) string {
+	out, cut := CleanText(s, max)
+	if cut {
+		t.Cut(field + " was cut at " + strconv.Itoa(max) + " bytes")
+	}
+	return out
 }

@@ -151,7 +151,7 @@ func (b *Backend) ListWorkflowRuns(ctx context.Context, in ListWorkflowRunsInput
 		out.Runs = append(out.Runs, WorkflowRun{
 			ID:         r.GetID(),
 			Workflow:   name(r.GetName()),
-			Title:      clean(&out.Truncation, "a run title", firstLine(r.GetDisplayTitle()), maxTitleBytes),
+			Title:      out.CleanField("a run title", firstLine(r.GetDisplayTitle()), maxTitleBytes),
 			Event:      name(r.GetEvent()),
 			Status:     name(r.GetStatus()),
 			Conclusion: name(r.GetConclusion()),

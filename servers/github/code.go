@@ -65,7 +65,7 @@ func (b *Backend) SearchCode(ctx context.Context, in SearchCodeInput) (CodeSearc
 		m := CodeMatch{Repository: name(repo.GetFullName()), Path: name(r.GetPath()), SHA: name(r.GetSHA()), URL: name(r.GetHTMLURL())}
 		matches, cut := mcpkit.CapSlice(r.TextMatches, maxFragmentsPerFile)
 		for _, tm := range matches {
-			m.Fragments = append(m.Fragments, clean(&out.Truncation, "a fragment", tm.GetFragment(), maxFragmentBytes))
+			m.Fragments = append(m.Fragments, out.CleanField("a fragment", tm.GetFragment(), maxFragmentBytes))
 		}
 		if cut {
 			out.Cut("more fragments matched than are shown; read the file for the rest")

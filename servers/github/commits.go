@@ -207,12 +207,12 @@ func (b *Backend) ListReleases(ctx context.Context, in ListRepoInput) (ReleaseLi
 	for _, r := range list {
 		out.Releases = append(out.Releases, Release{
 			TagName:     name(r.GetTagName()),
-			Name:        clean(&out.Truncation, "a release name", r.GetName(), maxTitleBytes),
+			Name:        out.CleanField("a release name", r.GetName(), maxTitleBytes),
 			Draft:       r.GetDraft(),
 			Prerelease:  r.GetPrerelease(),
 			Author:      login(r.GetAuthor()),
 			PublishedAt: ts(r.PublishedAt),
-			Body:        clean(&out.Truncation, "release notes", r.GetBody(), maxReleaseBodyBytes),
+			Body:        out.CleanField("release notes", r.GetBody(), maxReleaseBodyBytes),
 			URL:         name(r.GetHTMLURL()),
 		})
 	}
@@ -255,7 +255,7 @@ func (b *Backend) ListCommits(ctx context.Context, in ListCommitsInput) (CommitL
 	for _, c := range list {
 		out.Commits = append(out.Commits, CommitSummary{
 			SHA:     name(c.GetSHA()),
-			Message: clean(&out.Truncation, "a commit message", firstLine(c.GetCommit().GetMessage()), maxTitleBytes),
+			Message: out.CleanField("a commit message", firstLine(c.GetCommit().GetMessage()), maxTitleBytes),
 			Author:  commitPerson(c.GetAuthor(), c.GetCommit().GetAuthor()),
 			Date:    tsv(c.GetCommit().GetAuthor().GetDate()),
 			URL:     name(c.GetHTMLURL()),
@@ -287,7 +287,7 @@ func (b *Backend) GetCommit(ctx context.Context, in GetCommitInput) (Commit, err
 		return out, b.fail(err, fmt.Sprintf("get commit %s in %s", in.Ref, repoName(in.Owner, in.Repo)))
 	}
 	out.SHA = name(c.GetSHA())
-	out.Message = clean(&out.Truncation, "the commit message", c.GetCommit().GetMessage(), maxBodyBytes)
+	out.Message = out.CleanField("the commit message", c.GetCommit().GetMessage(), maxBodyBytes)
 	out.Author = commitPerson(c.GetAuthor(), c.GetCommit().GetAuthor())
 	out.Committer = commitPerson(c.GetCommitter(), c.GetCommit().GetCommitter())
 	out.Date = tsv(c.GetCommit().GetAuthor().GetDate())

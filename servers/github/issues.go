@@ -154,7 +154,7 @@ func (b *Backend) ListIssues(ctx context.Context, in ListIssuesInput) (IssueList
 	for _, is := range list {
 		out.Issues = append(out.Issues, IssueSummary{
 			Number:      is.GetNumber(),
-			Title:       clean(&out.Truncation, "a title", is.GetTitle(), maxTitleBytes),
+			Title:       out.CleanField("a title", is.GetTitle(), maxTitleBytes),
 			State:       name(is.GetState()),
 			Author:      login(is.GetUser()),
 			Labels:      labelNames(is.Labels),
@@ -198,7 +198,7 @@ func (b *Backend) GetIssue(ctx context.Context, in GetIssueInput) (Issue, error)
 	filter := b.filterFor(ctx, in.Owner, in.Repo)
 
 	out.Number = is.GetNumber()
-	out.Title = clean(&out.Truncation, "the title", is.GetTitle(), maxTitleBytes)
+	out.Title = out.CleanField("the title", is.GetTitle(), maxTitleBytes)
 	out.State, out.StateReason = name(is.GetState()), name(is.GetStateReason())
 	out.Author, out.Association = login(is.GetUser()), name(is.GetAuthorAssociation())
 	out.Labels, out.Assignees = labelNames(is.Labels), logins(is.Assignees)
@@ -208,11 +208,11 @@ func (b *Backend) GetIssue(ctx context.Context, in GetIssueInput) (Issue, error)
 	out.URL = name(is.GetHTMLURL())
 	out.CommentCount = is.GetComments()
 	body, hidden := filter.text(ctx, out.Author, out.Association, "issue body", is.GetBody())
-	out.Body, out.BodyHidden = clean(&out.Truncation, "the issue body", body, maxBodyBytes), hidden
+	out.Body, out.BodyHidden = out.CleanField("the issue body", body, maxBodyBytes), hidden
 	for _, c := range comments {
 		cm := Comment{ID: c.GetID(), Author: login(c.GetUser()), Association: name(c.GetAuthorAssociation()), CreatedAt: ts(c.CreatedAt)}
 		text, hidden := filter.text(ctx, cm.Author, cm.Association, "comment", c.GetBody())
-		cm.Body, cm.Hidden = clean(&out.Truncation, fmt.Sprintf("comment %d", cm.ID), text, maxCommentBytes), hidden
+		cm.Body, cm.Hidden = out.CleanField(fmt.Sprintf("comment %d", cm.ID), text, maxCommentBytes), hidden
 		out.Comments = append(out.Comments, cm)
 	}
 	out.Lockdown = filter.count()
@@ -252,7 +252,7 @@ func (b *Backend) SearchIssues(ctx context.Context, in SearchIssuesInput) (Issue
 		out.Items = append(out.Items, IssueSearchItem{
 			Repository:  repoName(owner, repo),
 			Number:      is.GetNumber(),
-			Title:       clean(&out.Truncation, "a title", is.GetTitle(), maxTitleBytes),
+			Title:       out.CleanField("a title", is.GetTitle(), maxTitleBytes),
 			State:       name(is.GetState()),
 			Author:      login(is.GetUser()),
 			Labels:      labelNames(is.Labels),

@@ -153,7 +153,7 @@ func (b *Backend) ListPullRequests(ctx context.Context, in ListPullRequestsInput
 	for _, pr := range list {
 		out.PullRequests = append(out.PullRequests, PullRequestSummary{
 			Number:    pr.GetNumber(),
-			Title:     clean(&out.Truncation, "a title", pr.GetTitle(), maxTitleBytes),
+			Title:     out.CleanField("a title", pr.GetTitle(), maxTitleBytes),
 			State:     name(pr.GetState()),
 			Draft:     pr.GetDraft(),
 			Merged:    pr.MergedAt != nil,
@@ -226,7 +226,7 @@ func (b *Backend) GetPullRequest(ctx context.Context, in PullRequestInput) (Pull
 	filter := b.filterFor(ctx, in.Owner, in.Repo)
 
 	out.Number = pr.GetNumber()
-	out.Title = clean(&out.Truncation, "the title", pr.GetTitle(), maxTitleBytes)
+	out.Title = out.CleanField("the title", pr.GetTitle(), maxTitleBytes)
 	out.State, out.Draft, out.Merged = name(pr.GetState()), pr.GetDraft(), pr.GetMerged() || pr.MergedAt != nil
 	out.Mergeable, out.MergeableState = pr.Mergeable, name(pr.GetMergeableState())
 	out.Author, out.Association = login(pr.GetUser()), name(pr.GetAuthorAssociation())
@@ -234,7 +234,7 @@ func (b *Backend) GetPullRequest(ctx context.Context, in PullRequestInput) (Pull
 	out.Additions, out.Deletions, out.ChangedFiles, out.Commits = pr.GetAdditions(), pr.GetDeletions(), pr.GetChangedFiles(), pr.GetCommits()
 	out.CreatedAt, out.MergedAt, out.URL = ts(pr.CreatedAt), ts(pr.MergedAt), name(pr.GetHTMLURL())
 	body, hidden := filter.text(ctx, out.Author, out.Association, "pull request body", pr.GetBody())
-	out.Body, out.BodyHidden = clean(&out.Truncation, "the pull request body", body, maxBodyBytes), hidden
+	out.Body, out.BodyHidden = out.CleanField("the pull request body", body, maxBodyBytes), hidden
 
 	note := func(part string, err error) {
 		out.Notes = append(out.Notes, b.fail(err, part).Error())
@@ -253,7 +253,7 @@ func (b *Backend) GetPullRequest(ctx context.Context, in PullRequestInput) (Pull
 		for _, r := range reviews {
 			rv := Review{ID: r.GetID(), Author: login(r.GetUser()), Association: name(r.GetAuthorAssociation()), State: name(r.GetState()), SubmittedAt: ts(r.SubmittedAt)}
 			text, hidden := filter.text(ctx, rv.Author, rv.Association, "review", r.GetBody())
-			rv.Body, rv.Hidden = clean(&out.Truncation, fmt.Sprintf("review %d", rv.ID), text, maxCommentBytes), hidden
+			rv.Body, rv.Hidden = out.CleanField(fmt.Sprintf("review %d", rv.ID), text, maxCommentBytes), hidden
 			out.Reviews = append(out.Reviews, rv)
 		}
 		if more[1] != 0 {
@@ -267,7 +267,7 @@ func (b *Backend) GetPullRequest(ctx context.Context, in PullRequestInput) (Pull
 		for _, s := range combined.Statuses {
 			out.Checks = append(out.Checks, StatusCheck{
 				Name: name(s.GetContext()), Kind: "status", State: name(s.GetState()),
-				Summary: clean(&out.Truncation, "a status description", s.GetDescription(), maxShortBytes), URL: name(s.GetTargetURL()),
+				Summary: out.CleanField("a status description", s.GetDescription(), maxShortBytes), URL: name(s.GetTargetURL()),
 			})
 		}
 	}
@@ -277,7 +277,7 @@ func (b *Backend) GetPullRequest(ctx context.Context, in PullRequestInput) (Pull
 		for _, c := range runs.CheckRuns {
 			out.Checks = append(out.Checks, StatusCheck{
 				Name: name(c.GetName()), Kind: "check", State: name(c.GetStatus()), Conclusion: name(c.GetConclusion()),
-				Summary: clean(&out.Truncation, "a check summary", c.GetOutput().GetTitle(), maxShortBytes), URL: name(c.GetHTMLURL()),
+				Summary: out.CleanField("a check summary", c.GetOutput().GetTitle(), maxShortBytes), URL: name(c.GetHTMLURL()),
 			})
 		}
 		if runs.GetTotal() > len(runs.CheckRuns) {

@@ -94,7 +94,7 @@ func (b *Backend) SearchRepositories(ctx context.Context, in SearchRepositoriesI
 		}
 		out.Items = append(out.Items, RepoSummary{
 			FullName:    name(r.GetFullName()),
-			Description: clean(&out.Truncation, "a description", r.GetDescription(), maxShortBytes),
+			Description: out.CleanField("a description", r.GetDescription(), maxShortBytes),
 			Visibility:  visibility(r),
 			Language:    name(r.GetLanguage()),
 			Stars:       r.GetStargazersCount(),
@@ -136,8 +136,8 @@ func (b *Backend) GetRepository(ctx context.Context, in RepoInput) (Repository, 
 		PushedAt:      ts(r.PushedAt),
 		URL:           name(r.GetHTMLURL()),
 	}
-	out.Description = clean(&out.Truncation, "the description", r.GetDescription(), maxShortBytes)
-	out.Homepage = clean(&out.Truncation, "the homepage", r.GetHomepage(), maxShortBytes)
+	out.Description = out.CleanField("the description", r.GetDescription(), maxShortBytes)
+	out.Homepage = out.CleanField("the homepage", r.GetHomepage(), maxShortBytes)
 	for _, t := range r.Topics {
 		out.Topics = append(out.Topics, name(t))
 	}

@@ -1,7 +1,6 @@
 package github
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -20,15 +19,6 @@ const (
 )
 
 var timeNow = time.Now
-
-// clean sanitizes and caps one text field, marking t truncated when it was cut.
-func clean(t *mcpkit.Truncation, field, s string, max int) string {
-	out, cut := mcpkit.CleanText(s, max)
-	if cut {
-		t.Cut(fmt.Sprintf("%s was cut at %d bytes", field, max))
-	}
-	return out
-}
 
 // name sanitizes a short identifier-like value (login, branch, label) without
 // marking anything: such values are short by construction and capped only for safety.
