@@ -21,11 +21,22 @@ var reflector = &invopop.Reflector{
 	DoNotReference: true,
 	ExpandedStruct: true,
 	Mapper: func(t reflect.Type) *invopop.Schema {
-		if t == reflect.TypeFor[json.RawMessage]() {
-			return &invopop.Schema{} // any JSON value
+		if t == reflect.TypeFor[json.RawMessage]() || (t.Kind() == reflect.Interface && t.NumMethod() == 0) {
+			return anyJSONValue()
 		}
 		return nil
 	},
+}
+
+// anyJSONValue is the schema of a value of any JSON type, spelled out as anyOf the six
+// types: hosts that check tool schemas (the Inspector's --strict among them) reject or
+// flag the bare `true` or `{}` that would otherwise stand for it.
+func anyJSONValue() *invopop.Schema {
+	s := &invopop.Schema{}
+	for _, t := range []string{"string", "number", "boolean", "null", "array", "object"} {
+		s.AnyOf = append(s.AnyOf, &invopop.Schema{Type: t})
+	}
+	return s
 }
 
 var (
