@@ -2,7 +2,6 @@ package mcpkit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -408,8 +407,8 @@ func isToken68(s string) bool {
 // call needs (the server's and the tool's) when not. The tool name is read exactly
 // as tools/call reads it, so the check and the call cannot disagree on the tool.
 func (h *httpHandler) toolScopesGranted(w http.ResponseWriter, m *message, c caller) bool {
-	var p callParams
-	if json.Unmarshal(m.Params, &p) != nil {
+	p, err := m.callParams()
+	if err != nil {
 		return true // tools/call answers the malformed params itself
 	}
 	rt := h.s.tool(p.Name)

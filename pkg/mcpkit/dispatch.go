@@ -78,7 +78,7 @@ type incoming struct {
 func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg
 	meta, perr := parseMeta(m.Params)
-	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, out: in.out,
+	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, msg: m, out: in.out,
 		Subject: in.subject, Scopes: in.scopes}
 	if perr != nil {
 		return req, methodSpec{}, perr

@@ -437,8 +437,7 @@ func (h *httpHandler) checkHeaders(r *http.Request, m *message, req *Request) *E
 	if spec.needsName == "" {
 		return nil
 	}
-	var p callParams
-	_ = json.Unmarshal(m.Params, &p)
+	p, _ := req.call()
 	want := p.Name
 	if spec.needsName == "uri" {
 		want = p.URI

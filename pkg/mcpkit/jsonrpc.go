@@ -85,6 +85,24 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+
+	// call caches the params of tools/call, resources/read and prompts/get, decoded
+	// once although authorization, header validation and the handler all read them.
+	call    *callParams
+	callErr error
+}
+
+// callParams returns the message's params decoded as a call, decoding them once.
+func (m *message) callParams() (*callParams, error) {
+	if m.call == nil && m.callErr == nil {
+		var p callParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			m.callErr = err
+		} else {
+			m.call = &p
+		}
+	}
+	return m.call, m.callErr
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && !m.ID.IsZero() }

@@ -116,8 +116,7 @@ func (s *Server) resume(req *Request, p callParams, args json.RawMessage) error 
 // inputRequired builds the input_required result for a handler that asked for input,
 // with a signed state carrying everything answered so far.
 func (s *Server) inputRequired(req *Request) (*inputRequiredResult, *Error) {
-	var p callParams
-	_ = json.Unmarshal(req.Params, &p)
+	p, _ := req.call()
 	target, args := p.Name, p.Arguments
 	if req.Method == "resources/read" {
 		target, args = p.URI, nil

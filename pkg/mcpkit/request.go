@@ -34,6 +34,7 @@ type Request struct {
 	Name string
 
 	server *Server
+	msg    *message // the message the request came in, for its cached decodings
 	sess   *session // the legacy session, nil for a stateless 2026-07-28 request
 	out    stream
 
@@ -294,4 +295,19 @@ func (r *Request) want(key string, ir InputRequest) {
 		r.asked = map[string]InputRequest{}
 	}
 	r.asked[key] = ir
+}
+
+// call returns the request's params decoded as a tools/call, resources/read or
+// prompts/get call (decoded once per message).
+func (r *Request) call() (callParams, error) {
+	m := r.msg
+	if m == nil {
+		m = &message{Params: r.Params}
+		r.msg = m
+	}
+	p, err := m.callParams()
+	if err != nil {
+		return callParams{}, err
+	}
+	return *p, nil
 }

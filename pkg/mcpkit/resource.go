@@ -2,7 +2,6 @@ package mcpkit
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -214,8 +213,8 @@ func (s *Server) listTemplates(_ context.Context, req *Request) (any, error) {
 }
 
 func (s *Server) readResource(ctx context.Context, req *Request) (any, error) {
-	var p callParams
-	if err := json.Unmarshal(req.Params, &p); err != nil {
+	p, err := req.call()
+	if err != nil {
 		return nil, InvalidParams("invalid resources/read params: %s", describeJSONError(err))
 	}
 	if p.URI == "" {

@@ -203,8 +203,8 @@ type callParams struct {
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
-	var p callParams
-	if err := json.Unmarshal(req.Params, &p); err != nil {
+	p, err := req.call()
+	if err != nil {
 		return nil, InvalidParams("invalid tools/call params: %s", describeJSONError(err))
 	}
 	if p.Name == "" {
