@@ -77,7 +77,7 @@ type incoming struct {
 // handler will see. The error is the JSON-RPC error to answer with.
 func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg
-	meta, perr := parseMeta(m.Params)
+	meta, perr := parseMeta(m)
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, msg: m, out: in.out,
 		Subject: in.subject, Scopes: in.scopes}
 	if perr != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // JSON-RPC 2.0 and MCP error codes (PROTOCOL.md §2.3).
@@ -86,23 +88,111 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
 
-	// call caches the params of tools/call, resources/read and prompts/get, decoded
-	// once although authorization, header validation and the handler all read them.
+	// env holds params split into the fields mcpkit itself reads (_meta and the call
+	// fields), decoded in one pass although preparation, authorization, header
+	// validation and the handler all read them.
+	env    *paramsEnvelope
+	envErr error
+	// call caches the params of tools/call, resources/read and prompts/get.
 	call    *callParams
 	callErr error
+}
+
+// paramsEnvelope is params with every field mcpkit reads kept raw, so that one pass over
+// the params serves all of them and a field of the wrong type is reported by whoever
+// reads it, naming that field.
+type paramsEnvelope struct {
+	Meta           json.RawMessage `json:"_meta"`
+	Name           json.RawMessage `json:"name"`
+	URI            json.RawMessage `json:"uri"`
+	Arguments      json.RawMessage `json:"arguments"`
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   json.RawMessage `json:"requestState"`
+}
+
+// envelope returns the message's params split into raw fields, decoding them once.
+func (m *message) envelope() (*paramsEnvelope, error) {
+	if m.env == nil && m.envErr == nil {
+		var e paramsEnvelope
+		if len(m.Params) > 0 {
+			if err := json.Unmarshal(m.Params, &e); err != nil {
+				m.envErr = err
+				return nil, err
+			}
+		}
+		m.env = &e
+	}
+	return m.env, m.envErr
 }
 
 // callParams returns the message's params decoded as a call, decoding them once.
 func (m *message) callParams() (*callParams, error) {
 	if m.call == nil && m.callErr == nil {
-		var p callParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			m.callErr = err
-		} else {
-			m.call = &p
-		}
+		m.call, m.callErr = m.decodeCall()
 	}
 	return m.call, m.callErr
+}
+
+func (m *message) decodeCall() (*callParams, error) {
+	e, err := m.envelope()
+	if err != nil {
+		return nil, err
+	}
+	var p callParams
+	if err := decodeField("name", e.Name, &p.Name); err != nil {
+		return nil, err
+	}
+	if err := decodeField("uri", e.URI, &p.URI); err != nil {
+		return nil, err
+	}
+	if err := decodeField("requestState", e.RequestState, &p.RequestState); err != nil {
+		return nil, err
+	}
+	if err := decodeField("inputResponses", e.InputResponses, &p.InputResponses); err != nil {
+		return nil, err
+	}
+	if len(e.Arguments) > 0 && string(e.Arguments) != "null" {
+		p.Arguments = e.Arguments
+	}
+	return &p, nil
+}
+
+// decodeField decodes one raw field of params into v (a *string takes a fast path for
+// strings without escapes); a type error names the field.
+func decodeField(name string, raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if sp, ok := v.(*string); ok {
+		if s, ok := plainString(raw); ok {
+			*sp = s
+			return nil
+		}
+	}
+	err := json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return &json.UnmarshalTypeError{Value: te.Value, Type: te.Type, Offset: te.Offset, Field: name}
+	}
+	return err
+}
+
+// plainString returns the value of a JSON string literal that has no escapes and no
+// control characters, without running the decoder; ok is false for anything else.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && !m.ID.IsZero() }
@@ -209,6 +299,11 @@ func jsonKind(goKind string) string {
 // encodeResponse renders a response line (without the trailing newline).
 func encodeResponse(id ID, result any, rpcErr *Error) []byte {
 	var buf bytes.Buffer
+	if r, ok := result.(*CallToolResult); ok && r != nil && rpcErr == nil {
+		if hint := r.encodedSizeHint(); hint > pooledResponseMin {
+			buf = *bytes.NewBuffer(getResponseBuffer(hint))
+		}
+	}
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	idb, _ := id.MarshalJSON()
 	buf.Write(idb)
@@ -221,7 +316,16 @@ func encodeResponse(id ID, result any, rpcErr *Error) []byte {
 		buf.Write(b)
 	} else {
 		buf.WriteString(`,"result":`)
-		b, err := marshalNoEscape(result)
+		var b []byte
+		var err error
+		if r, ok := result.(*CallToolResult); ok && r != nil {
+			// Written in place: the buffer is sized for the result up front, so a
+			// large result is neither regrown nor copied.
+			buf.Grow(r.encodedSizeHint())
+			b, err = appendCallToolResult(buf.AvailableBuffer(), r)
+		} else {
+			b, err = marshalNoEscape(result)
+		}
 		if err != nil {
 			return encodeResponse(id, nil, &Error{Code: CodeInternalError, Message: "internal error: result could not be encoded: " + err.Error()})
 		}
@@ -280,4 +384,31 @@ func marshalNoEscape(v any) ([]byte, error) {
 	}
 	b := buf.Bytes()
 	return b[:len(b)-1], nil
+}
+
+// Large tool results (a file, a page of rows) are encoded into pooled buffers: a fresh
+// buffer of tens of KiB per call must be zeroed, and churns the heap enough that the
+// collector and the scavenger cost more than the encoding. The transports hand a
+// response back with releaseResponse once it is written.
+const (
+	pooledResponseMin = 4 << 10
+	pooledResponseMax = 1 << 20 // larger buffers are left to the collector
+)
+
+var responsePool sync.Pool // of *[]byte
+
+func getResponseBuffer(hint int) []byte {
+	if p, ok := responsePool.Get().(*[]byte); ok && cap(*p) >= hint {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, hint)
+}
+
+// releaseResponse returns a response's buffer to the pool. The caller must not use b
+// afterwards.
+func releaseResponse(b []byte) {
+	if c := cap(b); c > pooledResponseMin && c <= pooledResponseMax {
+		b = b[:0]
+		responsePool.Put(&b)
+	}
 }

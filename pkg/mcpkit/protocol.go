@@ -157,15 +157,13 @@ type metaFields struct {
 
 // parseMeta reads params._meta. It reports missing required fields only when the
 // request is modern; the caller decides.
-func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
+func parseMeta(msg *message) (RequestMeta, *Error) {
 	var m RequestMeta
-	if len(params) == 0 {
+	if len(msg.Params) == 0 {
 		return m, nil
 	}
-	var p struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	p, err := msg.envelope()
+	if err != nil {
 		return m, InvalidParams("invalid params: %s", describeJSONError(err))
 	}
 	if len(p.Meta) == 0 || string(p.Meta) == "null" {
@@ -181,7 +179,7 @@ func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
 	}
 	if v := f.ProtocolVersion; v != nil {
 		m.hasVersion = true
-		if err := json.Unmarshal(v, &m.ProtocolVersion); err != nil || m.ProtocolVersion == "" {
+		if err := decodeField("", v, &m.ProtocolVersion); err != nil || m.ProtocolVersion == "" {
 			return m, InvalidParams("_meta[%q] must be a non-empty string such as %q", metaProtocolVersion, Revision20260728)
 		}
 	}
@@ -203,7 +201,7 @@ func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
 		}
 	}
 	if v := f.LogLevel; v != nil {
-		if json.Unmarshal(v, &m.LogLevel) != nil || levelRank(m.LogLevel) < 0 {
+		if decodeField("", v, &m.LogLevel) != nil || levelRank(m.LogLevel) < 0 {
 			return m, InvalidParams("_meta[%q] must be one of %v", metaLogLevel, loggingLevels)
 		}
 	}
@@ -211,10 +209,10 @@ func parseMeta(params json.RawMessage) (RequestMeta, *Error) {
 		m.ProgressToken = v
 	}
 	if v := f.Traceparent; v != nil {
-		_ = json.Unmarshal(v, &m.Traceparent)
+		_ = decodeField("", v, &m.Traceparent)
 	}
 	if v := f.Tracestate; v != nil {
-		_ = json.Unmarshal(v, &m.Tracestate)
+		_ = decodeField("", v, &m.Tracestate)
 	}
 	return m, nil
 }

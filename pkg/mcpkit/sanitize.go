@@ -34,7 +34,33 @@ func SanitizeText(s string) string {
 
 // isClean is the fast path: pure printable ASCII (plus \t \n \r) needs no work.
 func isClean(s string) bool {
-	for i := 0; i < len(s); i++ {
+	// Eight bytes at a time: a word with no byte >= 0x80, none below 0x20 and no 0x7f is
+	// clean as a whole; only a word with a line break or tab (or a real problem) is
+	// looked at byte by byte.
+	const (
+		lo   = 0x0101010101010101
+		hi   = 0x8080808080808080
+		ctrl = 0x2020202020202020
+		del  = 0x7f7f7f7f7f7f7f7f
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&hi != 0 {
+			return false
+		}
+		d := w ^ del
+		if (w-ctrl)&^w&hi == 0 && (d-lo)&^d&hi == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if c := s[j]; (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+				return false
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
 			return false

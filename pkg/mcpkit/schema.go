@@ -2,15 +2,12 @@ package mcpkit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 
 	invopop "github.com/invopop/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	xmessage "golang.org/x/text/message"
 )
 
 // reflector is the one schema generator configuration every tool shares: flat,
@@ -73,28 +70,17 @@ func SchemaFor[T any]() json.RawMessage {
 	return b
 }
 
-// compileSchema prepares a schema for validating arguments. Remote $refs are never
-// fetched: the compiler has no loader for them.
-func compileSchema(name string, schema json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schema)))
-	if err != nil {
-		return nil, err
+// compileArguments prepares a tool's input schema for checking arguments: with
+// mcpkit's own validator when the schema keeps to the keywords it checks, else with
+// ServerOptions.SchemaCompiler.
+func (s *Server) compileArguments(schema json.RawMessage) (ArgumentValidator, error) {
+	c, err := compileArgSchema(schema)
+	if err == nil {
+		return c.validator(), nil
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	loc := "mcpkit:///tools/" + name + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
+	var unsupported *errUnsupportedKeyword
+	if errors.As(err, &unsupported) && s.opts.SchemaCompiler != nil {
+		return s.opts.SchemaCompiler(schema)
 	}
-	return c.Compile(loc)
+	return nil, err
 }
-
-// noLoader refuses every external schema: a tool schema must be self-contained.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema references %s; only self-contained schemas are allowed", url)
-}
-
-var printer = xmessage.NewPrinter(language.English)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -66,6 +67,7 @@ func Serve(ctx context.Context, s *Server, opts *ServeOptions) error {
 	if err := s.applyServeOptions(&o); err != nil {
 		return err
 	}
+	tuneGC(os.Getenv)
 	if f, ok := s.opts.ErrorReporter.(interface{ Flush(time.Duration) bool }); ok {
 		defer f.Flush(2 * time.Second) // send what was reported before the process exits
 	}
@@ -251,4 +253,19 @@ func orDefault(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// serverGCPercent is the garbage collector's target for a serving process. An MCP
+// server keeps a small live heap (a few MiB of schemas and caches) and turns over
+// garbage on every call (arguments, results, file contents), so at Go's default of 100
+// a collection runs every few dozen calls and costs a fifth of the CPU of a call that
+// reads a file. At 200 collections run half as often for a few MiB more memory
+// (measured with servers/filesystem's BenchmarkVsReference: peak RSS 22.5 → 26.5 MiB).
+const serverGCPercent = 200
+
+// tuneGC applies serverGCPercent unless the operator set GOGC, which always wins.
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
+	}
 }

@@ -22,6 +22,11 @@ type ServerOptions struct {
 	// ReadOnly makes AddTool skip every tool whose annotations do not say ReadOnlyHint,
 	// so a read-only server does not expose write tools at all.
 	ReadOnly bool
+	// SchemaCompiler validates the arguments of tools whose input schema uses JSON
+	// Schema keywords beyond those mcpkit checks itself (see argschema.go): $ref,
+	// if/then/else, patternProperties and the like. schemafull.Compile is a complete
+	// one. Without it such a tool panics at registration rather than go unchecked.
+	SchemaCompiler SchemaCompiler
 	// StateKey signs the requestState of multi-round-trip requests. Every instance
 	// behind one load balancer needs the same key; nil picks a random key per process.
 	StateKey []byte

@@ -34,9 +34,27 @@ func (l *lineWriter) write(msg []byte) error {
 	return l.err
 }
 
+// writeOwned writes msg, which the caller owns and will not use again, as one line: the
+// newline is appended to msg itself (large responses are encoded with room for it),
+// which saves copying the whole message.
+func (l *lineWriter) writeOwned(msg []byte) error {
+	if cap(msg) == len(msg) {
+		return l.write(msg)
+	}
+	msg = append(msg, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	_, l.err = l.w.Write(msg)
+	return l.err
+}
+
 // inlineBudget is how long a request may run on the reading goroutine before another
-// goroutine takes over reading.
-const inlineBudget = 200 * time.Microsecond
+// goroutine takes over reading. The watch checks once per budget, so a request is
+// handed over between one and two budgets after it started.
+const inlineBudget = 500 * time.Microsecond
 
 // maxListensPerConn bounds listen streams on one stdio connection.
 const maxListensPerConn = 32
@@ -143,7 +161,8 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 					<-sem
 				}
 				if resp != nil {
-					_ = out.write(resp)
+					_ = out.writeOwned(resp)
+					releaseResponse(resp)
 				}
 			}
 		}
@@ -160,6 +179,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	readErr := make(chan error, 1)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var readLoop func()
+	var watch *inlineWatch
 	readLoop = func() {
 		for {
 			line, tooLong, err := readLine(br, s.opts.MaxMessageBytes)
@@ -182,22 +202,19 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			if job == nil {
 				continue
 			}
-			// Whoever claims the flag first is the reader from then on: the timer
-			// (then a follower reads while this goroutine finishes the job), or this
-			// goroutine once the job is done.
-			var claimed atomic.Bool
-			t := time.AfterFunc(inlineBudget, func() {
-				if claimed.CompareAndSwap(false, true) {
-					go readLoop()
-				}
-			})
-			job()
-			t.Stop()
-			if !claimed.CompareAndSwap(false, true) {
+			if br.Buffered() > 0 {
+				// More messages are already waiting (a client pipelining requests):
+				// let a follower read them now rather than after this job.
+				go readLoop()
+				job()
 				return
+			}
+			if !watch.runInline(job) {
+				return // the watch handed reading to a follower while job ran
 			}
 		}
 	}
+	watch = newInlineWatch(ctx, func() { go readLoop() })
 	go readLoop()
 
 	select {
@@ -243,5 +260,103 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		if !isPrefix {
 			return line, tooLong, nil
 		}
+	}
+}
+
+// inlineWatch hands reading on to a follower when a request has run on the reading
+// goroutine for longer than inlineBudget. One goroutine per connection watches, instead
+// of a timer per request: arming a short timer wakes the runtime's network poller, a
+// thread wake-up that cost about a third of a whole round trip over pipes. The watch
+// ticks every budget while requests arrive, backs off to idleTick between them (so a
+// request arriving after a pause needs no wake-up either), and parks after parkAfter
+// without any, when only the next request wakes it.
+type inlineWatch struct {
+	base    time.Time
+	cur     atomic.Pointer[inlineJob] // the job running inline, if any
+	starts  atomic.Uint64             // jobs started, so an idle tick can be told apart
+	parked  atomic.Bool
+	wake    chan struct{}
+	handOff func() // starts a follower reading
+}
+
+// inlineJob is one request running on the reading goroutine. Whoever claims it first
+// decides who reads next: the watch (a follower reads while the job finishes) or the
+// reading goroutine itself once the job is done.
+type inlineJob struct {
+	start   time.Duration
+	claimed atomic.Bool
+}
+
+func newInlineWatch(ctx context.Context, handOff func()) *inlineWatch {
+	w := &inlineWatch{base: time.Now(), wake: make(chan struct{}, 1), handOff: handOff}
+	w.parked.Store(true)
+	go w.loop(ctx)
+	return w
+}
+
+// runInline runs job on the calling (reading) goroutine and reports whether that
+// goroutine should go on reading.
+func (w *inlineWatch) runInline(job func()) bool {
+	j := &inlineJob{start: time.Since(w.base)}
+	w.cur.Store(j)
+	w.starts.Add(1)
+	if w.parked.Load() {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+	job()
+	w.cur.CompareAndSwap(j, nil)
+	return j.claimed.CompareAndSwap(false, true)
+}
+
+// Watch timing: see inlineWatch. The first long request after a pause is handed over
+// within idleTick (the Buffered check in ServeStdio hands over at once when more
+// messages are waiting); an idle connection costs 1/idleTick wake-ups a second for
+// parkAfter, then none.
+const (
+	idleTick  = 20 * time.Millisecond
+	parkAfter = 10 * time.Second
+)
+
+func (w *inlineWatch) loop(ctx context.Context) {
+	var seen uint64
+	tick := inlineBudget
+	lastBusy := time.Now()
+	for {
+		if w.parked.Load() {
+			select {
+			case <-w.wake:
+			case <-ctx.Done():
+				return
+			}
+			w.parked.Store(false)
+			tick, lastBusy = inlineBudget, time.Now()
+		}
+		time.Sleep(tick)
+		if ctx.Err() != nil {
+			return
+		}
+		if j := w.cur.Load(); j != nil && time.Since(w.base)-j.start >= inlineBudget && j.claimed.CompareAndSwap(false, true) {
+			w.cur.CompareAndSwap(j, nil)
+			w.handOff()
+		}
+		n := w.starts.Load()
+		switch {
+		case n != seen || w.cur.Load() != nil:
+			tick, lastBusy = inlineBudget, time.Now()
+		case time.Since(lastBusy) < parkAfter:
+			tick = min(2*tick, idleTick)
+		default:
+			// Idle for parkAfter: park until the next request. Parking is announced
+			// before the final check, so a request starting meanwhile either sees
+			// the flag (and wakes the watch) or is seen here.
+			w.parked.Store(true)
+			if w.starts.Load() != n || w.cur.Load() != nil {
+				w.parked.Store(false)
+			}
+		}
+		seen = n
 	}
 }

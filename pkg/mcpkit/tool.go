@@ -6,10 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
-	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Tool describes a tool. AddTool fills InputSchema and OutputSchema from the handler's
@@ -52,7 +48,7 @@ type RawToolHandler func(ctx context.Context, req *Request, args json.RawMessage
 
 type registeredTool struct {
 	tool      Tool
-	validate  *jsonschema.Schema
+	validate  ArgumentValidator
 	handler   RawToolHandler
 	headers   map[string]string // argument name -> Mcp-Param header suffix (x-mcp-header)
 	objectOut bool              // structuredContent is a JSON object (legacy-safe)
@@ -105,7 +101,7 @@ func structuredResult(out any) (*CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding tool output: %w", err)
 	}
-	return &CallToolResult{Content: []Content{TextContent(string(b))}, StructuredContent: json.RawMessage(b)}, nil
+	return &CallToolResult{Content: []Content{TextContent(string(b))}, StructuredContent: encodedJSON(b)}, nil
 }
 
 func (s *Server) addTool(tool Tool, h RawToolHandler) {
@@ -115,7 +111,7 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 	}
 	rt := &registeredTool{tool: tool, handler: h}
 	var err error
-	if rt.validate, err = compileSchema(tool.Name, tool.InputSchema); err != nil {
+	if rt.validate, err = s.compileArguments(tool.InputSchema); err != nil {
 		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
@@ -225,7 +221,7 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if err := s.resume(req, p, args); err != nil {
 		return nil, err
 	}
-	if msg := validateArgs(rt.validate, args); msg != "" {
+	if msg := rt.validate(args); msg != "" {
 		return ToolError(fmt.Sprintf("invalid arguments for tool %s: %s", p.Name, msg)), nil
 	}
 	res, err := rt.handler(ctx, req, args)
@@ -289,61 +285,4 @@ func schemaRootIsObject(schema json.RawMessage) bool {
 		return false
 	}
 	return sc.Type == "object"
-}
-
-// validateArgs checks arguments against a compiled schema and returns a message that
-// names every bad field, or "" when they are valid.
-func validateArgs(sch *jsonschema.Schema, args json.RawMessage) string {
-	if sch == nil {
-		return ""
-	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
-	if err != nil {
-		return "arguments are not valid JSON"
-	}
-	err = sch.Validate(v)
-	if err == nil {
-		return ""
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var msgs []string
-	collectLeaves(ve, &msgs)
-	slices.Sort(msgs)
-	msgs = slices.Compact(msgs)
-	return strings.Join(msgs, "; ")
-}
-
-func collectLeaves(ve *jsonschema.ValidationError, out *[]string) {
-	if len(ve.Causes) == 0 {
-		loc := "/" + strings.Join(ve.InstanceLocation, "/")
-		what := ve.ErrorKind.LocalizedString(printer)
-		if loc == "/" {
-			*out = append(*out, what)
-		} else {
-			*out = append(*out, fmt.Sprintf("%s: %s", fieldName(ve.InstanceLocation), what))
-		}
-		return
-	}
-	for _, c := range ve.Causes {
-		collectLeaves(c, out)
-	}
-}
-
-// fieldName renders a JSON pointer as a field path a model reads easily: a.b[2].c.
-func fieldName(loc []string) string {
-	var b strings.Builder
-	for i, p := range loc {
-		if p != "" && strings.Trim(p, "0123456789") == "" && i > 0 {
-			b.WriteString("[" + p + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(p)
-	}
-	return fmt.Sprintf("field %q", b.String())
 }

@@ -121,6 +121,9 @@ func sniffEncoding(sample []byte, atEOF bool) sniffResult {
 // firstInvalidUTF8 returns the offset of the first byte that does not start a valid
 // UTF-8 sequence, or -1. An incomplete sequence at the very end counts only atEOF.
 func firstInvalidUTF8(b []byte, atEOF bool) int {
+	if utf8.Valid(b) { // the usual case, checked word by word
+		return -1
+	}
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++
@@ -293,6 +296,12 @@ func (d *decodingReader) Read(p []byte) (int, error) {
 
 // lineEndingOf reports "lf", "crlf", "mixed" or "none" for decoded text.
 func lineEndingOf(text []byte) string {
+	if bytes.IndexByte(text, '\r') < 0 { // the usual case, found at memory speed
+		if bytes.IndexByte(text, '\n') < 0 {
+			return "none"
+		}
+		return "lf"
+	}
 	lf, crlf := 0, 0
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
@@ -73,7 +74,9 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	}
 	defer f.Close()
 
-	sample := make([]byte, min(size, sniffSize))
+	pooled := samplePool.Get().(*[]byte)
+	defer samplePool.Put(pooled) // nothing returned refers to sample: content is copied
+	sample := (*pooled)[:min(size, sniffSize)]
 	n, _ := f.ReadAt(sample, 0)
 	sample = sample[:n]
 	sn := sniffEncoding(sample, int64(n) >= size)
@@ -91,7 +94,12 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	}
 
 	var content []byte
-	if in.Tail > 0 {
+	if in.Tail == 0 && in.Offset == 0 && in.Limit == 0 && in.Head == 0 && int64(n) >= size {
+		content = wholeSmallFile(sample, sn.enc, maxBytes, &out)
+	}
+	if content != nil {
+		// The common read, a whole small file, needed nothing more.
+	} else if in.Tail > 0 {
 		content, err = readTail(ctx, f, sn.enc, size, in.Tail, maxBytes, &out)
 	} else {
 		offset, limit := in.Offset, in.Limit
@@ -114,7 +122,7 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	if err != nil {
 		return ReadTextFileOutput{}, fmt.Errorf("%s: %w", display, err)
 	}
-	if (sn.enc == encUTF8 || sn.enc == encUTF8BOM) && !utf8.Valid(content) {
+	if (sn.enc == encUTF8 || sn.enc == encUTF8BOM) && int64(n) < size && !utf8.Valid(content) {
 		out.Note = joinNote(out.Note, fmt.Sprintf("the returned text has bytes that are not valid UTF-8 (beyond the first %d bytes checked); they are shown as U+FFFD", sniffSize))
 	}
 	text := string(content)
@@ -122,6 +130,33 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	out.Sanitized = clean != text && utf8.ValidString(text)
 	out.Content = clean
 	return out, nil
+}
+
+// samplePool holds the buffers the start of a file is read into: a read's largest
+// allocation, made on every call, and garbage as soon as the answer is encoded.
+var samplePool = sync.Pool{New: func() any { b := make([]byte, sniffSize); return &b }}
+
+// wholeSmallFile answers a read of all of a file that is already in memory (sample)
+// without the line-by-line pass readForward makes: when the text is UTF-8 without a
+// BOM, has no CR to normalise and fits maxBytes, the answer is the bytes themselves
+// and the line count. It returns nil when the file needs the general path.
+// TestWholeSmallFileMatchesReadForward holds the two to the same output.
+func wholeSmallFile(sample []byte, enc textEncoding, maxBytes int, out *ReadTextFileOutput) []byte {
+	if enc != encUTF8 || len(sample) > maxBytes || bytes.IndexByte(sample, '\r') >= 0 {
+		return nil
+	}
+	lines := bytes.Count(sample, []byte{'\n'})
+	if len(sample) > 0 && sample[len(sample)-1] != '\n' {
+		lines++
+	}
+	if lines > 0 {
+		out.StartLine, out.EndLine = 1, lines
+	}
+	out.LinesReturned, out.TotalLines = lines, lines
+	if sample == nil {
+		return []byte{}
+	}
+	return sample
 }
 
 // asciiView returns text whose ASCII characters (line breaks in particular) are those

@@ -2,6 +2,7 @@ package filesystem
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -228,5 +229,44 @@ func TestReadTextFileLargeStreams(t *testing.T) {
 	}
 	if !head.Truncated || head.NextOffset != head.LinesReturned || len(head.Content) > DefaultReadBytes || head.TotalLines != lines {
 		t.Errorf("default read of a big file: truncated=%v nextOffset=%d lines=%d bytes=%d total=%d", head.Truncated, head.NextOffset, head.LinesReturned, len(head.Content), head.TotalLines)
+	}
+}
+
+// The whole-small-file shortcut must answer exactly what the general line-by-line path
+// answers for the same file.
+func TestWholeSmallFileMatchesReadForward(t *testing.T) {
+	for _, text := range []string{
+		"", "\n", "\n\n", "a", "a\n", "a\nb", "a\nb\n", "line 1\n\nline 3\n", "no newline at all",
+		"ünïcödé\nçä\n", "tab\tseparated\n", strings.Repeat("x", 200) + "\n" + strings.Repeat("y\n", 50),
+	} {
+		sample := []byte(text)
+		var fast, general ReadTextFileOutput
+		got := wholeSmallFile(sample, encUTF8, DefaultReadBytes, &fast)
+		if got == nil {
+			t.Fatalf("%q: shortcut not taken", text)
+		}
+		want, err := readForward(context.Background(), bytes.NewReader(sample), encUTF8, int64(len(sample)), 0, 0, DefaultReadBytes, &general)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%q: content %q, general path %q", text, got, want)
+		}
+		if diff := cmp.Diff(general, fast); diff != "" {
+			t.Errorf("%q: output differs from the general path (-general +shortcut):\n%s", text, diff)
+		}
+	}
+	for _, text := range []string{"crlf\r\n", "a\rb"} {
+		var out ReadTextFileOutput
+		if wholeSmallFile([]byte(text), encUTF8, DefaultReadBytes, &out) != nil {
+			t.Errorf("%q: shortcut taken for text with CR, which must be normalised", text)
+		}
+	}
+	var out ReadTextFileOutput
+	if wholeSmallFile([]byte("abcdef\n"), encUTF8, 3, &out) != nil {
+		t.Error("shortcut taken for a file over maxBytes")
+	}
+	if wholeSmallFile([]byte("abc\n"), encLatin1, DefaultReadBytes, &out) != nil {
+		t.Error("shortcut taken for Latin-1 text, which must be decoded")
 	}
 }

@@ -29,6 +29,7 @@ const (
 	vsRefRevision   = "2025-11-25"
 	vsRefFiles      = 20_000
 	vsRefReadCalls  = 2_000
+	vsRefBlock      = 100
 	vsRefColdStarts = 10
 	vsRefWalkCalls  = 5
 )
@@ -143,6 +144,7 @@ func (s *stdioServer) close() {
 type vsRefResult struct {
 	coldStart           time.Duration // median spawn → tools/list answered
 	readP50, readP99    time.Duration
+	smallP50            time.Duration // list_allowed_directories: the per-call floor
 	treeDefault         time.Duration // directory_tree with the server's defaults
 	treeDefaultBytes    int
 	treeMax             time.Duration // ours only: the largest caps
@@ -211,13 +213,9 @@ func compareWithReference(b *testing.B, servers []vsRefServer) (string, map[stri
 	if err := os.WriteFile(filepath.Join(uniqueDir, "target-unique.md"), []byte("x"), 0o644); err != nil {
 		return "", nil, err
 	}
-	results := map[string]*vsRefResult{}
-	for _, srv := range servers {
-		r, err := measureServer(srv, dir, readTarget)
-		if err != nil {
-			return "", nil, fmt.Errorf("%s: %w", srv.name, err)
-		}
-		results[srv.name] = r
+	results, err := measureServers(servers, dir, readTarget)
+	if err != nil {
+		return "", nil, err
 	}
 	o, ref := results["ours"], results["reference"]
 	if !o.searchMatchedTarget || !ref.searchMatchedTarget {
@@ -232,6 +230,7 @@ func compareWithReference(b *testing.B, servers []vsRefServer) (string, map[stri
 		"read-p50-ref-µs":            us(ref.readP50),
 		"read-p50-x":                 ratio(float64(ref.readP50), float64(o.readP50)),
 		"read-p99-x":                 ratio(float64(ref.readP99), float64(o.readP99)),
+		"small-p50-x":                ratio(float64(ref.smallP50), float64(o.smallP50)),
 		"tree-default-x":             ratio(float64(ref.treeDefault), float64(o.treeDefault)),
 		"search-x":                   ratio(float64(ref.search), float64(o.search)),
 		"peak-rss-ours-MiB":          float64(o.peakRSS) / (1 << 20),
@@ -249,6 +248,7 @@ func compareWithReference(b *testing.B, servers []vsRefServer) (string, map[stri
 	row(fmt.Sprintf("cold start to tools/list (median of %d)", vsRefColdStarts), o.coldStart, ref.coldStart)
 	row(fmt.Sprintf("read_text_file p50 (%d calls, 11 KB file)", o.readCallsMeasured), o.readP50, ref.readP50)
 	row(fmt.Sprintf("read_text_file p99 (%d calls)", o.readCallsMeasured), o.readP99, ref.readP99)
+	row(fmt.Sprintf("list_allowed_directories p50 (%d calls)", vsRefReadCalls), o.smallP50, ref.smallP50)
 	row(fmt.Sprintf("directory_tree, defaults (median of %d)", vsRefWalkCalls), o.treeDefault, ref.treeDefault)
 	fmt.Fprintf(&t, "%-44s %14s %14s\n", "  response size", kib(o.treeDefaultBytes), kib(ref.treeDefaultBytes))
 	row("directory_tree, ours at maxDepth 64, 10000", o.treeMax, ref.treeDefault)
@@ -262,79 +262,120 @@ func compareWithReference(b *testing.B, servers []vsRefServer) (string, map[stri
 	return t.String(), metrics, nil
 }
 
-func measureServer(srv vsRefServer, dir, readTarget string) (*vsRefResult, error) {
-	r := &vsRefResult{}
-	// Cold starts: spawn, initialize, tools/list answered.
-	var starts, modern []time.Duration
+// measureServers measures every server. Cold starts and per-call latencies are taken
+// in turns (a cold start of each server, then the next; a block of calls to each, then
+// the next), so a change in the machine's load during the run weighs on both sides
+// alike and the ratios stay comparable.
+func measureServers(servers []vsRefServer, dir, readTarget string) (map[string]*vsRefResult, error) {
+	results := map[string]*vsRefResult{}
+	starts := map[string][]time.Duration{}
+	var modern []time.Duration
 	for range vsRefColdStarts {
-		t0 := time.Now()
+		for _, srv := range servers {
+			d, err := coldStart(srv, dir, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", srv.name, err)
+			}
+			starts[srv.name] = append(starts[srv.name], d)
+			if srv.name == "ours" {
+				d, err := coldStart(srv, dir, map[string]any{
+					"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+					"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+					"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "vsref-bench", "version": "1"},
+				})
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", srv.name, err)
+				}
+				modern = append(modern, d)
+			}
+		}
+	}
+	// One long-lived process each for the per-call measures and peak memory.
+	procs := make([]*stdioServer, len(servers))
+	for i, srv := range servers {
+		results[srv.name] = &vsRefResult{coldStart: median(starts[srv.name])}
 		s, err := startStdio(srv.argv(dir))
 		if err != nil {
 			return nil, err
 		}
-		if err = s.initialize(); err == nil {
-			_, err = s.call("tools/list", map[string]any{})
+		defer s.close()
+		if err := s.initialize(); err != nil {
+			return nil, fmt.Errorf("%s: %w", srv.name, err)
 		}
-		starts = append(starts, time.Since(t0))
-		s.close()
-		if err != nil {
-			return nil, err
-		}
-		if srv.name == "ours" {
-			t0 := time.Now()
-			s, err := startStdio(srv.argv(dir))
-			if err != nil {
-				return nil, err
-			}
-			_, err = s.call("tools/list", map[string]any{"_meta": map[string]any{
-				"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-				"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-				"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "vsref-bench", "version": "1"},
-			}})
-			modern = append(modern, time.Since(t0))
-			s.close()
-			if err != nil {
-				return nil, err
-			}
-		}
+		procs[i] = s
 	}
-	r.coldStart = median(starts)
 	if len(modern) > 0 {
-		r.coldStartModern = median(modern)
-	}
-
-	// One long-lived process for the per-call measures and peak memory.
-	s, err := startStdio(srv.argv(dir))
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
-	if err := s.initialize(); err != nil {
-		return nil, err
+		results["ours"].coldStartModern = median(modern)
 	}
 	readArgs := map[string]any{"path": readTarget}
 	for range 100 { // warm up (JIT, caches)
-		if _, err := s.tool("read_text_file", readArgs); err != nil {
-			return nil, err
+		for i, s := range procs {
+			if _, err := s.tool("read_text_file", readArgs); err != nil {
+				return nil, fmt.Errorf("%s: %w", servers[i].name, err)
+			}
 		}
 	}
-	lat := make([]time.Duration, 0, vsRefReadCalls)
-	for range vsRefReadCalls {
-		t0 := time.Now()
-		resp, err := s.tool("read_text_file", readArgs)
-		lat = append(lat, time.Since(t0))
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Contains(resp, []byte("line 199: the quick brown fox")) {
-			return nil, fmt.Errorf("read_text_file did not return the whole file: %.300s", resp)
+	// In blocks of vsRefBlock calls per server, alternating: each server answers a burst
+	// of calls as an agent makes them, and drift in the machine's load is shared.
+	read := make([][]time.Duration, len(procs))
+	small := make([][]time.Duration, len(procs))
+	for range vsRefReadCalls / vsRefBlock {
+		for i, s := range procs {
+			for range vsRefBlock {
+				t0 := time.Now()
+				resp, err := s.tool("read_text_file", readArgs)
+				read[i] = append(read[i], time.Since(t0))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", servers[i].name, err)
+				}
+				if !bytes.Contains(resp, []byte("line 199: the quick brown fox")) {
+					return nil, fmt.Errorf("%s: read_text_file did not return the whole file: %.300s", servers[i].name, resp)
+				}
+				t0 = time.Now()
+				if _, err := s.tool("list_allowed_directories", map[string]any{}); err != nil {
+					return nil, fmt.Errorf("%s: %w", servers[i].name, err)
+				}
+				small[i] = append(small[i], time.Since(t0))
+			}
 		}
 	}
-	slices.Sort(lat)
-	r.readCallsMeasured = len(lat)
-	r.readP50 = lat[len(lat)/2]
-	r.readP99 = lat[len(lat)*99/100]
+	for i, srv := range servers {
+		r := results[srv.name]
+		lat := read[i]
+		slices.Sort(lat)
+		r.readCallsMeasured = len(lat)
+		r.readP50 = lat[len(lat)/2]
+		r.readP99 = lat[len(lat)*99/100]
+		r.smallP50 = median(small[i])
+		if err := measureWalks(srv, procs[i], dir, r); err != nil {
+			return nil, fmt.Errorf("%s: %w", srv.name, err)
+		}
+	}
+	return results, nil
+}
 
+// coldStart spawns a server and returns the time until its tools/list is answered:
+// after initialize, or as the first message when meta (2026-07-28 _meta) is given.
+func coldStart(srv vsRefServer, dir string, meta map[string]any) (time.Duration, error) {
+	t0 := time.Now()
+	s, err := startStdio(srv.argv(dir))
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	if meta == nil {
+		if err := s.initialize(); err != nil {
+			return 0, err
+		}
+		_, err = s.call("tools/list", map[string]any{})
+	} else {
+		_, err = s.call("tools/list", map[string]any{"_meta": meta})
+	}
+	return time.Since(t0), err
+}
+
+// measureWalks times the whole-tree tools and reads the peak memory of s.
+func measureWalks(srv vsRefServer, s *stdioServer, dir string, r *vsRefResult) error {
 	timed := func(name string, args map[string]any) (time.Duration, int, []byte, error) {
 		var ds []time.Duration
 		var size int
@@ -352,41 +393,42 @@ func measureServer(srv vsRefServer, dir, readTarget string) (*vsRefResult, error
 		}
 		return median(ds), size, last, nil
 	}
+	var err error
 	if r.treeDefault, r.treeDefaultBytes, _, err = timed("directory_tree", map[string]any{"path": dir}); err != nil {
-		return nil, err
+		return err
 	}
 	if srv.name == "ours" {
 		if r.treeMax, r.treeMaxBytes, _, err = timed("directory_tree", map[string]any{"path": dir, "maxDepth": MaxTreeDepth, "maxEntries": MaxTreeEntries}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var found []byte
 	if r.search, _, found, err = timed("search_files", map[string]any{"path": dir, "pattern": "**/target-unique.md"}); err != nil {
-		return nil, err
+		return err
 	}
 	r.searchMatchedTarget = bytes.Contains(found, []byte(filepath.Join("d57", "s3", "target-unique.md")))
 	if r.peakRSS, err = s.peakRSS(); err != nil {
-		return nil, err
+		return err
 	}
 	if srv.name == "ours" {
 		// A fresh process whose first resources request started the change watcher
 		// over the whole tree: the watcher's own memory.
 		w, err := startStdio(srv.argv(dir))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer w.close()
 		if err := w.initialize(); err != nil {
-			return nil, err
+			return err
 		}
 		if _, err := w.call("resources/templates/list", map[string]any{}); err != nil {
-			return nil, err
+			return err
 		}
 		if r.peakRSSWatching, err = w.peakRSS(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return r, nil
+	return nil
 }
 
 func median(ds []time.Duration) time.Duration {

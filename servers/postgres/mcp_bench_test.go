@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -79,19 +81,29 @@ func (c *stdioClient) callTool(b *testing.B, arguments []byte) []byte {
 	return line
 }
 
-// BenchmarkQueryToolVsPgx alternates the same one-row statement through the query
-// tool over stdio and through pgx directly (the same pool), and reports both times
-// and their ratio: the whole cost of going through this server, protocol included.
-// Alternating keeps the ratio fair on a machine whose load changes during the run.
+// BenchmarkQueryToolVsPgx alternates the same one-row statement through four paths and
+// reports each one's mean time and the ratios (alternating keeps the ratios fair on a
+// machine whose load changes during the run):
+//
+//   - tool: the query tool over stdio, the whole cost of going through this server;
+//   - pgx: pgx's QueryRow on the same pool (a cached prepared statement, one round
+//     trip, no transaction): the issue's baseline;
+//   - pgx-safe: pgx giving the same guarantees the tool gives (BEGIN READ ONLY, SET
+//     LOCAL statement_timeout, the statement, ROLLBACK, in one pipelined batch);
+//   - floor: pgx plus a tool that does nothing, over the same kind of stdio pipes: what
+//     the MCP round trip alone adds, so floor/pgx is the best ratio any server built on
+//     mcpkit could reach for this statement on this machine.
 func BenchmarkQueryToolVsPgx(b *testing.B) {
 	db := benchDB(b, Options{})
 	c := newStdioClient(b, newServer(db, Config{}))
+	noop := newStdioClient(b, noopQueryServer())
 	args, _ := json.Marshal(map[string]any{"sql": oneRowSQL})
 	ctx := context.Background()
 	if line := c.callTool(b, args); !bytes.Contains(line, []byte(`"rows":[[42,"hello"]]`)) {
 		b.Fatalf("unexpected response: %s", line)
 	}
-	var tool, direct time.Duration
+	timeout := fmt.Sprint(db.Options().StatementTimeout.Milliseconds())
+	var tool, direct, safe, empty time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
@@ -103,15 +115,48 @@ func BenchmarkQueryToolVsPgx(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN READ ONLY")
+		batch.Queue("SELECT pg_catalog.set_config('statement_timeout', $1, true)", timeout)
+		batch.Queue(oneRowSQL).QueryRow(func(r pgx.Row) error { return r.Scan(&n, &s) })
+		batch.Queue("ROLLBACK")
+		if err := db.Pool().SendBatch(ctx, batch).Close(); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		noop.callTool(b, args)
+		t4 := time.Now()
 		if bytes.Contains(line, []byte(`"isError":true`)) {
 			b.Fatalf("tool error: %s", line)
 		}
 		tool += t1.Sub(t0)
 		direct += t2.Sub(t1)
+		safe += t3.Sub(t2)
+		empty += t4.Sub(t3)
 	}
-	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
-	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "pgx-ns/op")
+	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+	b.ReportMetric(perOp(tool), "tool-ns/op")
+	b.ReportMetric(perOp(direct), "pgx-ns/op")
+	b.ReportMetric(perOp(safe), "pgx-safe-ns/op")
+	b.ReportMetric(perOp(empty), "noop-tool-ns/op")
 	b.ReportMetric(float64(tool)/float64(direct), "tool/pgx")
+	b.ReportMetric(float64(tool)/float64(safe), "tool/pgx-safe")
+	b.ReportMetric(float64(empty+direct)/float64(direct), "floor/pgx")
+}
+
+// noopQueryServer has a query tool that answers one fixed row without a database.
+func noopQueryServer() *mcpkit.Server {
+	s := mcpkit.NewServer(mcpkit.Implementation{Name: "noop", Version: "1"}, nil)
+	type in struct {
+		SQL string `json:"sql"`
+	}
+	type out struct {
+		Rows [][]any `json:"rows"`
+	}
+	mcpkit.AddTool(s, &mcpkit.Tool{Name: "query", Annotations: mcpkit.ReadOnly()}, func(context.Context, *mcpkit.Request, in) (out, error) {
+		return out{Rows: [][]any{{42, "hello"}}}, nil
+	})
+	return s
 }
 
 // BenchmarkQueryToolCapped10M asks the query tool over stdio for 10 million rows

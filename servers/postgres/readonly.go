@@ -24,11 +24,12 @@ import (
 //     server's own grammar decides, so COPY … TO PROGRAM, DO, CALL, SET, PREPARE,
 //     LISTEN, VACUUM and transaction control never execute, whatever the spelling.
 //  5. Bind, Execute with a row limit: the server stops producing rows at the cap.
-//  6. ROLLBACK, always: settings changed with set_config(…, false) inside the
+//  6. A check, still inside the transaction once the statement is done: session
+//     advisory locks are released, and if a SQL prepared statement (which survives a
+//     rollback) is found, the connection is discarded and the call fails. Running it
+//     inside the transaction saves the transaction a statement outside would start.
+//  7. ROLLBACK, always: settings changed with set_config(…, false) inside the
 //     transaction are undone with it.
-//  7. A check outside the transaction: session advisory locks are released, and if a
-//     SQL prepared statement (which survives a rollback) is found, the connection is
-//     discarded and the call fails.
 //
 // Any error, cancellation or unexpected state closes the connection rather than
 // returning it to the pool.
@@ -52,7 +53,7 @@ func setupSQL(dateStyle, byteaOutput string, extraFloatDigits int) string {
 	return sql
 }
 
-// checkSQL runs after the transaction ended. It releases session advisory locks (the
+// checkSQL runs once the caller's statement is done. It releases session advisory locks (the
 // one kind of session state a read-only statement can create that a rollback keeps
 // and that is cheap to undo) and reports SQL-level prepared statements, which also
 // survive a rollback (the gate stops PREPARE itself; this catches one made through a
@@ -61,16 +62,19 @@ func setupSQL(dateStyle, byteaOutput string, extraFloatDigits int) string {
 const checkSQL = `SELECT pg_catalog.pg_advisory_unlock_all(),
  CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql) THEN 'prepared statements' ELSE '' END`
 
-// Names of server-side prepared statements. The setup and the check are prepared once
-// per connection (see prepareConn) so each call only binds and executes them; the
-// gate's statement is parsed per call and closed again in the same round trip.
+// Names of server-side prepared statements. BEGIN, the setup, the check and ROLLBACK
+// are prepared once per connection (see prepareConn) so each call only binds and
+// executes them; the gate's statement is parsed per call and closed again in the same
+// round trip.
 const (
-	setupName = "mcpkit_setup"
-	checkName = "mcpkit_check"
-	gateName  = "mcpkit_gate"
+	beginName    = "mcpkit_begin"
+	setupName    = "mcpkit_setup"
+	checkName    = "mcpkit_check"
+	rollbackName = "mcpkit_rollback"
+	gateName     = "mcpkit_gate"
 )
 
-// prepareConn prepares the setup and check statements on a new connection.
+// prepareConn prepares the per-call statements on a new connection.
 func prepareConn(ctx context.Context, c *pgx.Conn) error {
 	var dateStyle, byteaOutput string
 	var extraFloatDigits int
@@ -79,11 +83,15 @@ func prepareConn(ctx context.Context, c *pgx.Conn) error {
 	if err != nil {
 		return fmt.Errorf("reading the connection's output settings: %w", err)
 	}
-	if _, err := c.Prepare(ctx, setupName, setupSQL(dateStyle, byteaOutput, extraFloatDigits)); err != nil {
-		return fmt.Errorf("preparing the per-call setup: %w", err)
-	}
-	if _, err := c.Prepare(ctx, checkName, checkSQL); err != nil {
-		return fmt.Errorf("preparing the per-call check: %w", err)
+	for _, st := range []struct{ name, sql string }{
+		{beginName, "BEGIN READ ONLY"},
+		{setupName, setupSQL(dateStyle, byteaOutput, extraFloatDigits)},
+		{checkName, checkSQL},
+		{rollbackName, "ROLLBACK"},
+	} {
+		if _, err := c.Prepare(ctx, st.name, st.sql); err != nil {
+			return fmt.Errorf("preparing the per-call statement %s: %w", st.name, err)
+		}
 	}
 	return nil
 }
@@ -118,7 +126,7 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 	}()
 
 	p := newPipeline(pc)
-	p.run(stepBegin, "BEGIN READ ONLY")
+	p.runPrepared(stepBegin, beginName)
 	p.runPrepared(stepSetup, setupName, db.timeoutSetting())
 	if spec.exec != "" {
 		p.parse(stepUserParse, "", spec.sql)
@@ -133,8 +141,8 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 	p.bind(stepBind, "", spec.params)
 	p.describePortal(stepDescribe)
 	p.execute(stepExecute, uint32(spec.maxRows))
-	p.run(stepEnd, "ROLLBACK")
 	p.runPrepared(stepCheck, checkName)
+	p.runPrepared(stepEnd, rollbackName)
 	p.sync()
 
 	r, err := p.roundTrip(pc, c)
@@ -151,7 +159,7 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 	}
 	if r.err != nil || r.txStatus != 'I' || !c.checked {
 		// The server skipped the rest after an error: end the transaction and check.
-		p.run(stepEnd, "ROLLBACK")
+		p.runPrepared(stepEnd, rollbackName)
 		p.runPrepared(stepCheck, checkName)
 		p.sync()
 		r2, err := p.roundTrip(pc, c)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/schemafull"
 )
 
 // Fixture media: a 1x1 red PNG and a silent WAV.
@@ -42,7 +43,9 @@ type none struct{}
 // official suite calls, with the behaviour its scenarios check.
 func newServer(logger *slog.Logger) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: "mcpkit-everything", Version: mcpkit.Version},
-		&mcpkit.ServerOptions{Logger: logger, Instructions: "Conformance fixture for the official MCP test suite."})
+		&mcpkit.ServerOptions{Logger: logger, Instructions: "Conformance fixture for the official MCP test suite.",
+			// json_schema_2020_12_tool uses $ref, if/then/else and allOf.
+			SchemaCompiler: schemafull.Compile})
 	s.EnableLogging()
 	addContentTools(s)
 	addInteractionTools(s)

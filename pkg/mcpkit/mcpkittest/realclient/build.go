@@ -52,7 +52,11 @@ func BuildCommand(t testing.TB, pkg string) string {
 		buildDirs = append(buildDirs, dir)
 		buildDirsMu.Unlock()
 		b.path = filepath.Join(dir, name)
-		out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
+		// Built as the Makefile builds a release (no cgo, no symbol tables), so tests
+		// and benchmarks run what users run.
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", b.path, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
