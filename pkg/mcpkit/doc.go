@@ -32,6 +32,14 @@
 // revisions are served at once: a request whose _meta names 2026-07-28 is answered
 // statelessly; a client that sends initialize gets the legacy session semantics.
 //
+// Arguments are checked against the tool's input schema before the handler runs, and
+// a failure is an isError result naming each bad field. mcpkit checks the keywords its
+// generated schemas use itself (type, properties, required, additionalProperties,
+// items, enum, const, bounds, lengths, pattern, anyOf/oneOf/allOf/not); a hand-written
+// schema with others ($ref, if/then/else, …) needs ServerOptions.SchemaCompiler, for
+// which package schemafull offers a complete 2020-12 validator. Registering such a tool
+// without one panics, so no keyword is silently left unchecked.
+//
 // Handlers return Go values and errors. A Go error from a tool becomes a tool result
 // with isError set (the model can read it and correct itself); an *Error becomes a
 // JSON-RPC error. Request.Elicit, Request.Sample and Request.ListRoots ask the client

@@ -184,11 +184,11 @@ func TestGoSDKClientEveryTool(t *testing.T) {
 // inspectorEras are the Inspector CLI's names for the two revisions.
 var inspectorEras = []string{"modern", "legacy"}
 
-// TestInspectorCLIEveryTool: the Inspector CLI lists the tools over stdio and HTTP
-// in both eras, and calls every tool over both transports and in both eras. Each CLI
-// run starts Node (about a second of CPU), so instead of all four combinations per
-// tool, each tool runs in two that together cover both transports and both eras
-// (stdio+modern with http+legacy, or stdio+legacy with http+modern, alternating).
+// TestInspectorCLIEveryTool: the Inspector CLI lists the tools and calls every tool
+// over stdio and HTTP, in both eras: all four combinations for every tool. Each CLI run
+// starts Node (about a second of CPU; realclient runs at most three at once), so under
+// -short each tool runs in two combinations that together still cover both transports
+// and both eras (stdio+modern with http+legacy, or stdio+legacy with http+modern).
 func TestInspectorCLIEveryTool(t *testing.T) {
 	for _, transport := range transports {
 		for _, era := range inspectorEras {
@@ -219,9 +219,12 @@ func TestInspectorCLIEveryTool(t *testing.T) {
 		}
 	}
 	for i, call := range clientCalls {
-		pairs := [][2]string{{"stdio", "modern"}, {"http", "legacy"}}
-		if i%2 == 1 {
-			pairs = [][2]string{{"stdio", "legacy"}, {"http", "modern"}}
+		pairs := [][2]string{{"stdio", "modern"}, {"stdio", "legacy"}, {"http", "modern"}, {"http", "legacy"}}
+		if testing.Short() {
+			pairs = [][2]string{{"stdio", "modern"}, {"http", "legacy"}}
+			if i%2 == 1 {
+				pairs = [][2]string{{"stdio", "legacy"}, {"http", "modern"}}
+			}
 		}
 		for _, p := range pairs {
 			transport, era := p[0], p[1]
