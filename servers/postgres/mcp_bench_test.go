@@ -92,18 +92,21 @@ func (c *stdioClient) callTool(b *testing.B, arguments []byte) []byte {
 //     LOCAL statement_timeout, the statement, ROLLBACK, in one pipelined batch);
 //   - floor: pgx plus a tool that does nothing, over the same kind of stdio pipes: what
 //     the MCP round trip alone adds, so floor/pgx is the best ratio any server built on
-//     mcpkit could reach for this statement on this machine.
+//     mcpkit could reach for this statement on this machine;
+//   - echo: a bare line echo over the same kind of pipes, the cost of the stdio hop
+//     itself with no protocol work at all.
 func BenchmarkQueryToolVsPgx(b *testing.B) {
 	db := benchDB(b, Options{})
 	c := newStdioClient(b, newServer(db, Config{}))
 	noop := newStdioClient(b, noopQueryServer())
+	echo := newEchoClient(b)
 	args, _ := json.Marshal(map[string]any{"sql": oneRowSQL})
 	ctx := context.Background()
 	if line := c.callTool(b, args); !bytes.Contains(line, []byte(`"rows":[[42,"hello"]]`)) {
 		b.Fatalf("unexpected response: %s", line)
 	}
 	timeout := fmt.Sprint(db.Options().StatementTimeout.Milliseconds())
-	var tool, direct, safe, empty time.Duration
+	var tool, direct, safe, empty, bare time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
@@ -126,6 +129,8 @@ func BenchmarkQueryToolVsPgx(b *testing.B) {
 		t3 := time.Now()
 		noop.callTool(b, args)
 		t4 := time.Now()
+		echo.callTool(b, args)
+		t5 := time.Now()
 		if bytes.Contains(line, []byte(`"isError":true`)) {
 			b.Fatalf("tool error: %s", line)
 		}
@@ -133,15 +138,47 @@ func BenchmarkQueryToolVsPgx(b *testing.B) {
 		direct += t2.Sub(t1)
 		safe += t3.Sub(t2)
 		empty += t4.Sub(t3)
+		bare += t5.Sub(t4)
 	}
 	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
 	b.ReportMetric(perOp(tool), "tool-ns/op")
 	b.ReportMetric(perOp(direct), "pgx-ns/op")
 	b.ReportMetric(perOp(safe), "pgx-safe-ns/op")
 	b.ReportMetric(perOp(empty), "noop-tool-ns/op")
+	b.ReportMetric(perOp(bare), "echo-ns/op")
 	b.ReportMetric(float64(tool)/float64(direct), "tool/pgx")
 	b.ReportMetric(float64(tool)/float64(safe), "tool/pgx-safe")
 	b.ReportMetric(float64(empty+direct)/float64(direct), "floor/pgx")
+	// The least any server could score while doing what the issue requires (the safe
+	// read) over stdio (the echo), with no JSON-RPC work at all.
+	b.ReportMetric(float64(safe+bare)/float64(direct), "(pgx-safe+echo)/pgx")
+}
+
+// newEchoClient is a stdioClient on a goroutine that answers every line with the same
+// fixed response line, doing no work.
+func newEchoClient(b *testing.B) *stdioClient {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"rows\":[[42,\"hello\"]]}"}],"structuredContent":{"rows":[[42,"hello"]]}}}` + "\n")
+	go func() {
+		r := bufio.NewReader(inR)
+		for {
+			if _, err := r.ReadSlice('\n'); err != nil {
+				return
+			}
+			if _, err := outW.Write(resp); err != nil {
+				return
+			}
+		}
+	}()
+	b.Cleanup(func() { inW.Close(); inR.Close(); outW.Close(); outR.Close() })
+	return &stdioClient{w: inW, r: bufio.NewReaderSize(outR, 1<<20), meta: json.RawMessage(`{}`)}
 }
 
 // noopQueryServer has a query tool that answers one fixed row without a database.
