@@ -271,6 +271,8 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 // request arriving after a pause needs no wake-up either), and parks after parkAfter
 // without any, when only the next request wakes it.
 type inlineWatch struct {
+	budget, idleTick, parkAfter time.Duration
+
 	base    time.Time
 	cur     atomic.Pointer[inlineJob] // the job running inline, if any
 	starts  atomic.Uint64             // jobs started, so an idle tick can be told apart
@@ -288,7 +290,12 @@ type inlineJob struct {
 }
 
 func newInlineWatch(ctx context.Context, handOff func()) *inlineWatch {
-	w := &inlineWatch{base: time.Now(), wake: make(chan struct{}, 1), handOff: handOff}
+	return newInlineWatchTimed(ctx, handOff, inlineBudget, idleTick, parkAfter)
+}
+
+func newInlineWatchTimed(ctx context.Context, handOff func(), budget, idle, park time.Duration) *inlineWatch {
+	w := &inlineWatch{budget: budget, idleTick: idle, parkAfter: park,
+		base: time.Now(), wake: make(chan struct{}, 1), handOff: handOff}
 	w.parked.Store(true)
 	go w.loop(ctx)
 	return w
@@ -322,7 +329,7 @@ const (
 
 func (w *inlineWatch) loop(ctx context.Context) {
 	var seen uint64
-	tick := inlineBudget
+	tick := w.budget
 	lastBusy := time.Now()
 	for {
 		if w.parked.Load() {
@@ -332,22 +339,22 @@ func (w *inlineWatch) loop(ctx context.Context) {
 				return
 			}
 			w.parked.Store(false)
-			tick, lastBusy = inlineBudget, time.Now()
+			tick, lastBusy = w.budget, time.Now()
 		}
 		time.Sleep(tick)
 		if ctx.Err() != nil {
 			return
 		}
-		if j := w.cur.Load(); j != nil && time.Since(w.base)-j.start >= inlineBudget && j.claimed.CompareAndSwap(false, true) {
+		if j := w.cur.Load(); j != nil && time.Since(w.base)-j.start >= w.budget && j.claimed.CompareAndSwap(false, true) {
 			w.cur.CompareAndSwap(j, nil)
 			w.handOff()
 		}
 		n := w.starts.Load()
 		switch {
 		case n != seen || w.cur.Load() != nil:
-			tick, lastBusy = inlineBudget, time.Now()
-		case time.Since(lastBusy) < parkAfter:
-			tick = min(2*tick, idleTick)
+			tick, lastBusy = w.budget, time.Now()
+		case time.Since(lastBusy) < w.parkAfter:
+			tick = min(2*tick, w.idleTick)
 		default:
 			// Idle for parkAfter: park until the next request. Parking is announced
 			// before the final check, so a request starting meanwhile either sees

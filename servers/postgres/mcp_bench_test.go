@@ -30,15 +30,22 @@ type stdioClient struct {
 	buf  []byte
 }
 
-func newStdioClient(b *testing.B, s *mcpkit.Server) *stdioClient {
+// osPipes returns two OS pipes, as a host connects a server: the client writes to inW
+// what the server reads from inR, and reads from outR what the server writes to outW.
+func osPipes(b *testing.B) (inR, inW, outR, outW *os.File) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err = os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
+	return inR, inW, outR, outW
+}
+
+func newStdioClient(b *testing.B, s *mcpkit.Server) *stdioClient {
+	inR, inW, outR, outW := osPipes(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -157,14 +164,7 @@ func BenchmarkQueryToolVsPgx(b *testing.B) {
 // newEchoClient is a stdioClient on a goroutine that answers every line with the same
 // fixed response line, doing no work.
 func newEchoClient(b *testing.B) *stdioClient {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	inR, inW, outR, outW := osPipes(b)
 	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"rows\":[[42,\"hello\"]]}"}],"structuredContent":{"rows":[[42,"hello"]]}}}` + "\n")
 	go func() {
 		r := bufio.NewReader(inR)
