@@ -14,16 +14,18 @@ import (
 // unusual falls back to encoding/json, so the output is the same JSON either way.
 
 // encodedJSON is JSON that mcpkit itself produced with encoding/json, so it is known
-// to be valid and compact and is written as is. It stays a json.Marshaler for every
-// other encoder (a middleware that marshals a result, the in-memory client).
-type encodedJSON []byte
+// to be valid and compact and is written as is. It is a string so that a result's
+// structuredContent and its text block share one immutable copy. It stays a
+// json.Marshaler for every other encoder (a middleware that marshals a result, the
+// in-memory client).
+type encodedJSON string
 
-// MarshalJSON returns the bytes unchanged.
+// MarshalJSON returns the JSON unchanged.
 func (e encodedJSON) MarshalJSON() ([]byte, error) {
-	if len(e) == 0 {
+	if e == "" {
 		return []byte("null"), nil
 	}
-	return e, nil
+	return []byte(e), nil
 }
 
 // appendCallToolResult appends r as a JSON object.
@@ -176,4 +178,4 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-var _ json.Marshaler = encodedJSON(nil)
+var _ json.Marshaler = encodedJSON("")

@@ -37,7 +37,7 @@ func TestAppendCallToolResultMatchesEncodingJSON(t *testing.T) {
 		{Content: nil},
 		{Content: []Content{TextContent("")}},
 		{Content: []Content{TextContent("hello \"world\"\n")}, IsError: true},
-		{Content: []Content{TextContent(string(structured))}, StructuredContent: encodedJSON(structured)},
+		{Content: []Content{TextContent(string(structured))}, StructuredContent: encodedJSON(string(structured))},
 		{Content: []Content{TextContent("x")}, StructuredContent: map[string]any{"k": []int{1, 2}}},
 		{Content: []Content{TextContent("x")}, StructuredContent: json.RawMessage(`{"raw": true}`)},
 		{Content: []Content{ImageContent([]byte{1, 2, 3}, "image/png"), {Type: "text", Text: "annotated", Annotations: &Annotations{Audience: []string{"user"}}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // Tool describes a tool. AddTool fills InputSchema and OutputSchema from the handler's
@@ -95,13 +96,17 @@ func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
 	s.addTool(tool, h)
 }
 
-// structuredResult renders a typed output as structuredContent and text.
+// structuredResult renders a typed output as structuredContent and text: one encoding,
+// one copy, shared by both (the text block is the JSON itself).
 func structuredResult(out any) (*CallToolResult, error) {
-	b, err := marshalNoEscape(out)
-	if err != nil {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
 		return nil, fmt.Errorf("encoding tool output: %w", err)
 	}
-	return &CallToolResult{Content: []Content{TextContent(string(b))}, StructuredContent: encodedJSON(b)}, nil
+	text := strings.TrimSuffix(sb.String(), "\n")
+	return &CallToolResult{Content: []Content{TextContent(text)}, StructuredContent: encodedJSON(text)}, nil
 }
 
 func (s *Server) addTool(tool Tool, h RawToolHandler) {
