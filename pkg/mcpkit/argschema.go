@@ -40,11 +40,11 @@ type argSchema struct {
 	types      []string
 	enum       []any
 	constVal   *any
-	minimum    *big.Rat
-	maximum    *big.Rat
-	exclMin    *big.Rat
-	exclMax    *big.Rat
-	multipleOf *big.Rat
+	minimum    *decimal
+	maximum    *decimal
+	exclMin    *decimal
+	exclMax    *decimal
+	multipleOf *decimal
 	minLength  *int
 	maxLength  *int
 	pattern    *regexp.Regexp
@@ -127,16 +127,16 @@ func compileObject(m map[string]any, at string) (*argSchema, error) {
 		i := int(n)
 		return &i, nil
 	}
-	number := func(kw string, v any) (*big.Rat, error) {
+	number := func(kw string, v any) (*decimal, error) {
 		r, ok := v.(json.Number)
 		if !ok {
 			return nil, bad(kw, "a number")
 		}
-		q, ok := new(big.Rat).SetString(string(r))
+		d, ok := parseDecimal(string(r))
 		if !ok {
 			return nil, bad(kw, "a number")
 		}
-		return q, nil
+		return &d, nil
 	}
 	var err error
 	for kw, v := range m {
@@ -184,7 +184,7 @@ func compileObject(m map[string]any, at string) (*argSchema, error) {
 			s.exclMax, err = number(kw, v)
 		case "multipleOf":
 			s.multipleOf, err = number(kw, v)
-			if err == nil && s.multipleOf.Sign() <= 0 {
+			if err == nil && s.multipleOf.sign() <= 0 {
 				err = bad(kw, "a number above zero")
 			}
 		case "minLength":
@@ -381,25 +381,36 @@ func (s *argSchema) checkNumber(x json.Number, report func(string, ...any)) {
 	if s.minimum == nil && s.maximum == nil && s.exclMin == nil && s.exclMax == nil && s.multipleOf == nil {
 		return
 	}
-	q, ok := new(big.Rat).SetString(string(x))
+	q, ok := parseDecimal(string(x))
 	if !ok {
 		return
 	}
-	if s.minimum != nil && q.Cmp(s.minimum) < 0 {
-		report("must be >= %s but found %s", s.minimum.RatString(), x)
+	if s.minimum != nil && q.cmp(*s.minimum) < 0 {
+		report("must be >= %s but found %s", s.minimum, x)
 	}
-	if s.maximum != nil && q.Cmp(s.maximum) > 0 {
-		report("must be <= %s but found %s", s.maximum.RatString(), x)
+	if s.maximum != nil && q.cmp(*s.maximum) > 0 {
+		report("must be <= %s but found %s", s.maximum, x)
 	}
-	if s.exclMin != nil && q.Cmp(s.exclMin) <= 0 {
-		report("must be > %s but found %s", s.exclMin.RatString(), x)
+	if s.exclMin != nil && q.cmp(*s.exclMin) <= 0 {
+		report("must be > %s but found %s", s.exclMin, x)
 	}
-	if s.exclMax != nil && q.Cmp(s.exclMax) >= 0 {
-		report("must be < %s but found %s", s.exclMax.RatString(), x)
+	if s.exclMax != nil && q.cmp(*s.exclMax) >= 0 {
+		report("must be < %s but found %s", s.exclMax, x)
 	}
-	if s.multipleOf != nil && !new(big.Rat).Quo(q, s.multipleOf).IsInt() {
-		report("must be a multiple of %s but found %s", s.multipleOf.RatString(), x)
+	if s.multipleOf != nil && !isMultiple(q, *s.multipleOf) {
+		report("must be a multiple of %s but found %s", s.multipleOf, x)
 	}
+}
+
+// isMultiple reports whether q is a multiple of m. Numbers too large or too precise
+// to divide exactly are reported as not multiples: such an argument is refused.
+func isMultiple(q, m decimal) bool {
+	if q.sign() == 0 {
+		return true
+	}
+	a, ok1 := q.rat()
+	b, ok2 := m.rat()
+	return ok1 && ok2 && new(big.Rat).Quo(a, b).IsInt()
 }
 
 func (s *argSchema) checkObject(x map[string]any, path []string, out *[]string, report func(string, ...any)) {
@@ -475,8 +486,8 @@ func hasType(v any, t string) bool {
 		if !ok {
 			return false
 		}
-		q, ok := new(big.Rat).SetString(string(n))
-		return ok && q.IsInt()
+		d, ok := parseDecimal(string(n))
+		return ok && d.isInt()
 	}
 	return false
 }
@@ -510,9 +521,9 @@ func jsonEqual(a, b any) bool {
 		if !ok {
 			return false
 		}
-		p, ok1 := new(big.Rat).SetString(string(x))
-		q, ok2 := new(big.Rat).SetString(string(y))
-		return ok1 && ok2 && p.Cmp(q) == 0
+		p, ok1 := parseDecimal(string(x))
+		q, ok2 := parseDecimal(string(y))
+		return ok1 && ok2 && p.cmp(q) == 0
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {

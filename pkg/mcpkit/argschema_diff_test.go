@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -200,4 +201,49 @@ func sampleValue(p map[string]any) any {
 		return map[string]any{}
 	}
 	return "a"
+}
+
+// hugeExponent matches numbers with exponents of four digits or more.
+var hugeExponent = regexp.MustCompile(`[eE][+-]?0*[1-9][0-9]{3,}`)
+
+// FuzzArgSchemaAgreesWithFullValidator feeds arbitrary JSON arguments to both
+// validators over schemas that use every keyword mcpkit checks itself.
+func FuzzArgSchemaAgreesWithFullValidator(f *testing.F) {
+	schemas := []string{
+		`{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":8,"pattern":"^[a-z/]+$"},"n":{"type":"integer","minimum":0,"maximum":10},"x":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25}},"required":["path"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","enum":["a","b"]},"minItems":1,"maxItems":3,"uniqueItems":true},"v":{"anyOf":[{"type":"string"},{"type":"null"}]},"o":{"type":"object","properties":{"k":{"const":1}},"minProperties":1,"maxProperties":2,"additionalProperties":{"type":"boolean"}}}}`,
+		`{"type":"object","properties":{"a":{"oneOf":[{"type":"integer"},{"type":"number","minimum":5}]},"b":{"not":{"type":["string","null"]}},"c":{"allOf":[{"type":"integer"},{"maximum":3}]},"d":false,"e":true}}`,
+	}
+	type pair struct{ ours, full mcpkit.ArgumentValidator }
+	var pairs []pair
+	for _, s := range schemas {
+		o, err := mcpkit.CompileArgSchema(json.RawMessage(s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		full, err := schemafull.Compile(json.RawMessage(s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		pairs = append(pairs, pair{o, full})
+	}
+	for _, seed := range []string{`{"path":"a/b"}`, `{"path":"","n":11}`, `{"n":1.0,"x":0.5,"path":"x"}`, `{"l":["a","a"],"v":null,"o":{"k":1,"z":true}}`,
+		`{"a":5.5,"b":1,"c":2}`, `{"a":1,"b":"s","d":0}`, `{"l":[],"o":{}}`, `{"x":1e-400,"path":"\u00e9"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		var probe map[string]any
+		if json.Unmarshal([]byte(args), &probe) != nil {
+			return // not a JSON object: tools/call refuses it before validation
+		}
+		if hugeExponent.MatchString(args) {
+			return // schemafull refuses these outright (TestArgSchemaHugeExponents covers ours)
+		}
+		for i, p := range pairs {
+			o, full := p.ours(json.RawMessage(args)), p.full(json.RawMessage(args))
+			if (o == "") != (full == "") {
+				t.Errorf("schema %d, args %s: mcpkit says %q, the full validator %q", i, args, o, full)
+			}
+		}
+	})
 }

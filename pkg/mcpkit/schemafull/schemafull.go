@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"encoding/json"
@@ -52,11 +53,19 @@ func (noLoader) Load(url string) (any, error) {
 
 var printer = xmessage.NewPrinter(language.English)
 
+// maxExponent bounds the exponents of numbers in arguments. The validator computes
+// with numbers exactly, and a number such as 1e999999 costs it a tenth of a second: a
+// request of a few MiB of them would keep a server busy for hours.
+const maxExponent = 1000
+
 // validate returns a message naming every bad field, or "" when args are valid.
 func validate(sch *jsonschema.Schema, args json.RawMessage) string {
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
 	if err != nil {
 		return "arguments are not valid JSON"
+	}
+	if n := hugeNumber(v); n != "" {
+		return fmt.Sprintf("number %.40s is out of range: exponents beyond ±%d are not accepted", n, maxExponent)
 	}
 	err = sch.Validate(v)
 	if err == nil {
@@ -85,4 +94,39 @@ func collectLeaves(ve *jsonschema.ValidationError, out *[]string) {
 	for _, c := range ve.Causes {
 		collectLeaves(c, out)
 	}
+}
+
+// hugeNumber returns the first number in v whose exponent is beyond maxExponent.
+func hugeNumber(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		i := strings.IndexAny(s, "eE")
+		if i < 0 {
+			return ""
+		}
+		digits := strings.TrimLeft(s[i+1:], "+-0")
+		if digits == "" {
+			return "" // an exponent of zero
+		}
+		if len(digits) > 4 {
+			return s
+		}
+		if e, err := strconv.Atoi(digits); err != nil || e > maxExponent {
+			return s
+		}
+	case []any:
+		for _, e := range x {
+			if n := hugeNumber(e); n != "" {
+				return n
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if n := hugeNumber(e); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
 }

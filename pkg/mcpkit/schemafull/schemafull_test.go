@@ -36,3 +36,22 @@ func TestCompileRefusesRemoteReferences(t *testing.T) {
 		t.Fatalf("got %v, want a refusal of the remote $ref", err)
 	}
 }
+
+// The full validator computes numbers exactly; numbers it would spend seconds on are
+// refused before it sees them.
+func TestCompileRefusesHugeExponents(t *testing.T) {
+	v, err := schemafull.Compile(json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":10}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{`{"n":1e999999}`, `{"n":[1,{"k":-2E+1001}]}`, `{"n":1e99999999999999999999}`} {
+		if got := v(json.RawMessage(args)); !strings.Contains(got, "out of range") {
+			t.Errorf("%s: got %q, want it refused as out of range", args, got)
+		}
+	}
+	for _, args := range []string{`{"n":1e3}`, `{"n":-2.5E-1000}`, `{"n":5}`, `{"n":0e00}`, `{"n":1E+000}`} {
+		if got := v(json.RawMessage(args)); strings.Contains(got, "out of range") {
+			t.Errorf("%s: refused as out of range: %q", args, got)
+		}
+	}
+}
