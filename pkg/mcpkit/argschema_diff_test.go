@@ -30,24 +30,16 @@ func TestArgSchemaAgreesWithFullValidator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
+		var golden struct { // the format mcpkittest.ToolsGolden writes
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
 		}
-		if err := json.Unmarshal(b, &tools); err != nil {
-			var wrapped struct {
-				Tools []struct {
-					Name        string          `json:"name"`
-					InputSchema json.RawMessage `json:"inputSchema"`
-				} `json:"tools"`
-			}
-			if err2 := json.Unmarshal(b, &wrapped); err2 != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			for _, tl := range wrapped.Tools {
-				tools = append(tools, tl)
-			}
+		if err := json.Unmarshal(b, &golden); err != nil || len(golden.Tools) == 0 {
+			t.Fatalf("%s: no tools read (%v)", f, err)
 		}
+		tools := golden.Tools
 		for _, tl := range tools {
 			schemas[filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+tl.Name] = tl.InputSchema
 		}
@@ -139,7 +131,8 @@ var generic = []any{nil, true, false, 0, -1, 1, 2.5, 1e6, 100, 101, 1000, 1001, 
 	"", "a", "x/y.go", "-1", "ÿé", string(make([]byte, 300)), []any{}, []any{"a"}, []any{1}, []any{"a", "a"},
 	[]any{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}, map[string]any{}, map[string]any{"k": "v"}}
 
-// valuesFor is every generic value plus values at the schema's own bounds and enums.
+// valuesFor is every generic value plus values at the schema's own bounds and enums,
+// and for an array one-item arrays of the values for its items (one level down).
 func valuesFor(p map[string]any) []any {
 	vs := slices.Clone(generic)
 	for _, kw := range []string{"minimum", "maximum"} {
@@ -161,18 +154,13 @@ func valuesFor(p map[string]any) []any {
 		vs = append(vs, e...)
 	}
 	if items, ok := p["items"].(map[string]any); ok {
-		for _, v := range valuesFor2(items) {
+		itemValues := slices.Clone(generic)
+		if e, ok := items["enum"].([]any); ok {
+			itemValues = append(itemValues, e...)
+		}
+		for _, v := range itemValues {
 			vs = append(vs, []any{v})
 		}
-	}
-	return vs
-}
-
-// valuesFor2 is valuesFor one level down, without recursing further.
-func valuesFor2(p map[string]any) []any {
-	vs := slices.Clone(generic)
-	if e, ok := p["enum"].([]any); ok {
-		vs = append(vs, e...)
 	}
 	return vs
 }

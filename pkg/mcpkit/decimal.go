@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"cmp"
 	"math/big"
 	"strconv"
 	"strings"
@@ -26,9 +27,13 @@ func parseDecimal(s string) (decimal, bool) {
 	if strings.HasPrefix(s, "-") {
 		d.neg, s = true, s[1:]
 	}
-	mant, expPart, hasExp := strings.Cut(strings.ReplaceAll(s, "E", "e"), "e")
+	mant, expPart := s, ""
+	i := strings.IndexAny(s, "eE")
+	if i >= 0 {
+		mant, expPart = s[:i], s[i+1:]
+	}
 	var e int64
-	if hasExp {
+	if i >= 0 {
 		neg := strings.HasPrefix(expPart, "-")
 		digits := strings.TrimLeft(expPart, "+-")
 		if digits == "" || strings.Trim(digits, "0123456789") != "" {
@@ -74,12 +79,12 @@ func (d decimal) sign() int {
 // cmp returns -1, 0 or 1 as d is less than, equal to or greater than o.
 func (d decimal) cmp(o decimal) int {
 	if a, b := d.sign(), o.sign(); a != b || a == 0 {
-		return compareInts(a, b)
+		return cmp.Compare(a, b)
 	}
 	c := 0
 	switch {
 	case d.exp != o.exp:
-		c = compareInts(d.exp, o.exp)
+		c = cmp.Compare(d.exp, o.exp)
 	default:
 		c = strings.Compare(d.digits, o.digits)
 	}
@@ -87,16 +92,6 @@ func (d decimal) cmp(o decimal) int {
 		return -c
 	}
 	return c
-}
-
-func compareInts[T int | int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // isInt reports whether d has no fractional part.

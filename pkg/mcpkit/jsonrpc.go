@@ -298,41 +298,41 @@ func jsonKind(goKind string) string {
 
 // encodeResponse renders a response line (without the trailing newline).
 func encodeResponse(id ID, result any, rpcErr *Error) []byte {
-	var buf bytes.Buffer
-	if r, ok := result.(*CallToolResult); ok && r != nil && rpcErr == nil {
-		if hint := r.encodedSizeHint(); hint > pooledResponseMin {
-			buf = *bytes.NewBuffer(getResponseBuffer(hint))
+	tool, _ := result.(*CallToolResult)
+	var dst []byte
+	if tool != nil && rpcErr == nil {
+		// A tool result is appended in place into a buffer sized for it up front
+		// (pooled when large), so it is neither regrown nor copied.
+		if hint := tool.encodedSizeHint(); hint > pooledResponseMin {
+			dst = getResponseBuffer(hint)
+		} else {
+			dst = make([]byte, 0, hint)
 		}
 	}
-	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	idb, _ := id.MarshalJSON()
-	buf.Write(idb)
+	dst = append(dst, idb...)
 	if rpcErr != nil {
-		buf.WriteString(`,"error":`)
 		b, err := json.Marshal(rpcErr)
 		if err != nil {
 			b, _ = json.Marshal(&Error{Code: CodeInternalError, Message: "internal error: unencodable error data"})
 		}
-		buf.Write(b)
-	} else {
-		buf.WriteString(`,"result":`)
-		var b []byte
-		var err error
-		if r, ok := result.(*CallToolResult); ok && r != nil {
-			// Written in place: the buffer is sized for the result up front, so a
-			// large result is neither regrown nor copied.
-			buf.Grow(r.encodedSizeHint())
-			b, err = appendCallToolResult(buf.AvailableBuffer(), r)
-		} else {
-			b, err = marshalNoEscape(result)
-		}
-		if err != nil {
-			return encodeResponse(id, nil, &Error{Code: CodeInternalError, Message: "internal error: result could not be encoded: " + err.Error()})
-		}
-		buf.Write(b)
+		dst = append(append(dst, `,"error":`...), b...)
+		return append(dst, '}')
 	}
-	buf.WriteByte('}')
-	return buf.Bytes()
+	dst = append(dst, `,"result":`...)
+	var err error
+	if tool != nil {
+		dst, err = appendCallToolResult(dst, tool)
+	} else {
+		var b []byte
+		b, err = marshalNoEscape(result)
+		dst = append(dst, b...)
+	}
+	if err != nil {
+		return encodeResponse(id, nil, &Error{Code: CodeInternalError, Message: "internal error: result could not be encoded: " + err.Error()})
+	}
+	return append(dst, '}')
 }
 
 // encodeNotification renders a notification line.

@@ -23,31 +23,32 @@ type lineWriter struct {
 func (l *lineWriter) write(msg []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
 	l.buf = append(append(l.buf[:0], msg...), '\n')
-	_, l.err = l.w.Write(l.buf)
+	err := l.writeLine(l.buf)
 	if cap(l.buf) > 64<<10 {
 		l.buf = nil // do not pin a large buffer after one big message
 	}
-	return l.err
+	return err
 }
 
 // writeOwned writes msg, which the caller owns and will not use again, as one line: the
-// newline is appended to msg itself (large responses are encoded with room for it),
-// which saves copying the whole message.
+// newline is appended to msg itself (responses are encoded with room for it), which
+// saves copying the whole message.
 func (l *lineWriter) writeOwned(msg []byte) error {
 	if cap(msg) == len(msg) {
 		return l.write(msg)
 	}
-	msg = append(msg, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
+	return l.writeLine(append(msg, '\n'))
+}
+
+// writeLine writes one whole line with l.mu held; after a failed write nothing more is
+// written.
+func (l *lineWriter) writeLine(line []byte) error {
+	if l.err == nil {
+		_, l.err = l.w.Write(line)
 	}
-	_, l.err = l.w.Write(msg)
 	return l.err
 }
 

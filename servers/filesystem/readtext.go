@@ -94,14 +94,16 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	}
 
 	var content []byte
-	if in.Tail == 0 && in.Offset == 0 && in.Limit == 0 && in.Head == 0 && int64(n) >= size {
+	wholeFile := in.Tail == 0 && in.Offset == 0 && in.Limit == 0 && in.Head == 0 && int64(n) >= size
+	if wholeFile {
+		// The common read, a whole small file, often needs nothing more.
 		content = wholeSmallFile(sample, sn.enc, maxBytes, &out)
 	}
-	if content != nil {
-		// The common read, a whole small file, needed nothing more.
-	} else if in.Tail > 0 {
+	switch {
+	case content != nil:
+	case in.Tail > 0:
 		content, err = readTail(ctx, f, sn.enc, size, in.Tail, maxBytes, &out)
-	} else {
+	default:
 		offset, limit := in.Offset, in.Limit
 		if in.Head > 0 {
 			offset, limit = 0, in.Head
@@ -153,9 +155,6 @@ func wholeSmallFile(sample []byte, enc textEncoding, maxBytes int, out *ReadText
 		out.StartLine, out.EndLine = 1, lines
 	}
 	out.LinesReturned, out.TotalLines = lines, lines
-	if sample == nil {
-		return []byte{}
-	}
 	return sample
 }
 

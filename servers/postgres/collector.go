@@ -32,7 +32,7 @@ type collector struct {
 	bigRow    bool // a single row exceeded the byte cap (or the message size limit)
 	tag       string
 
-	checked  bool   // the post-transaction check ran
+	checked  bool   // the session-state check ran
 	leftover string // session state the check found
 }
 

@@ -25,7 +25,7 @@ const (
 	stepDescribe              // Describe of the portal: the result columns
 	stepExecute               // Execute: the rows
 	stepEnd                   // ROLLBACK (or COMMIT for confirmed writes)
-	stepCheck                 // leftover session state check after the transaction ended
+	stepCheck                 // leftover session state check (before ROLLBACK; after it when the statement failed)
 	stepSync                  // Sync: the server is ready again
 )
 
