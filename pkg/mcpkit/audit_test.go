@@ -56,7 +56,7 @@ func TestAuditLinePerRequest(t *testing.T) {
 	logs := &syncBuffer{}
 	o := &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{Auth: &mcpkit.AuthOptions{Authorizer: st}}}
 	endpoint, _, entered := holdServiceWith(t, o, func(srv *mcpkit.Server) {
-		srv.Use(mcpkit.AuditMiddleware(slog.New(slog.NewJSONHandler(logs, nil))))
+		srv.Observe(mcpkit.Audit(slog.New(slog.NewJSONHandler(logs, nil))))
 	})
 	c := newRemoteClient(t, endpoint)
 	c.token = token

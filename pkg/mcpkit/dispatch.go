@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"time"
 )
 
 // methodSpec says where a method may be used and which capability gates it.
@@ -63,7 +64,7 @@ func gated(caps ServerCapabilities, gate string) bool {
 	return true
 }
 
-// incoming is one request as a transport hands it to the server.
+// incoming is one request as a transport hands it to the server (see lifecycle.go).
 type incoming struct {
 	msg  *message
 	sess *session // the connection's legacy session (stdio) or the HTTP session, or nil
@@ -71,6 +72,23 @@ type incoming struct {
 	// subject and scopes of an authenticated HTTP caller.
 	subject string
 	scopes  []string
+	// check, when set, runs once the request is prepared and before the handler
+	// chain: what only the transport can judge (HTTP headers, tool scopes). A non-nil
+	// error refuses the request with it; errAnswered says the transport has already
+	// answered (an HTTP 403 challenge, say) and nothing more is sent.
+	check func(req *Request) *Error
+}
+
+// errAnswered is what an incoming.check returns after answering the request itself.
+var errAnswered = &Error{Code: CodeInternalError, Message: "answered by the transport"}
+
+// reply is the server's answer to one request.
+type reply struct {
+	msg  []byte // the encoded response; nil when nothing is to be sent (cancelled, or answered by the transport)
+	code int    // the JSON-RPC error code of an error response, else 0
+	// refused is set when the request was refused before its handler chain ran
+	// (preparation or the transport's check).
+	refused bool
 }
 
 // prepare checks a request's era, _meta, version and method and builds the Request a
@@ -84,6 +102,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 		return req, methodSpec{}, perr
 	}
 	spec, known := methodTable[m.Method]
+	req.spec = spec
 	switch {
 	case meta.hasModernMeta():
 		if !meta.hasCapabilities {
@@ -124,43 +143,50 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	return req, spec, nil
 }
 
-// serve prepares and runs one request and returns the response line to send (nil
-// when the request was cancelled: the spec says a cancelled request gets no response).
-func (s *Server) serve(ctx context.Context, in incoming) []byte {
-	req, spec, perr := s.prepare(in)
-	if perr != nil {
-		return encodeResponse(in.msg.ID, nil, perr)
+// handle is the one entry from a transport into the server for a request: it
+// prepares the request, lets the transport check it, runs the handler chain with
+// panic recovery, encodes the answer and tells the observers.
+func (s *Server) handle(ctx context.Context, in incoming) reply {
+	req, _, perr := s.prepare(in)
+	if perr == nil && in.check != nil {
+		perr = in.check(req)
 	}
-	resp, _ := s.execute(ctx, req, spec)
-	return resp
-}
-
-// execute runs a prepared request through middleware and the handler, recovering
-// panics. It returns the response line and, for an error response, its code.
-func (s *Server) execute(ctx context.Context, req *Request, spec methodSpec) ([]byte, int) {
-	resp, code := s.respond(ctx, req, spec)
-	if req.onResponse != nil {
-		req.onResponse(len(resp), code)
+	switch {
+	case perr == errAnswered:
+		return reply{refused: true}
+	case perr != nil:
+		return reply{msg: encodeResponse(in.msg.ID, nil, perr), code: perr.Code, refused: true}
 	}
-	return resp, code
-}
-
-// respond runs the request and encodes its response.
-func (s *Server) respond(ctx context.Context, req *Request, spec methodSpec) ([]byte, int) {
+	start := time.Now()
 	res, err := s.run(ctx, req)
 	req.finish()
+	rep := s.answer(ctx, req, res, err)
+	s.mu.RLock()
+	observers := s.observers
+	s.mu.RUnlock()
+	if len(observers) > 0 {
+		resp := Response{Outcome: outcomeOf(ctx, res, err), Bytes: len(rep.msg), Code: rep.code, Duration: time.Since(start)}
+		for _, o := range observers {
+			o(ctx, req, resp)
+		}
+	}
+	return rep
+}
+
+// answer encodes what the handler chain returned as the response to send.
+func (s *Server) answer(ctx context.Context, req *Request, res any, err error) reply {
 	if err == nil {
-		return encodeResponse(req.ID, s.decorate(req, spec, res), nil), 0
+		return reply{msg: encodeResponse(req.ID, s.decorate(req, res), nil)}
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return nil, 0
+		return reply{} // the spec: a cancelled request gets no response
 	}
 	if errors.Is(err, ErrInputRequired) && req.Modern() && slices.Contains(mrtrMethods, req.Method) {
 		ir, serr := s.inputRequired(req)
 		if serr != nil {
-			return encodeResponse(req.ID, nil, serr), serr.Code
+			return reply{msg: encodeResponse(req.ID, nil, serr), code: serr.Code}
 		}
-		return encodeResponse(req.ID, s.decorate(req, spec, ir), nil), 0
+		return reply{msg: encodeResponse(req.ID, s.decorate(req, ir), nil)}
 	}
 	var rpcErr *Error
 	if !errors.As(err, &rpcErr) {
@@ -173,7 +199,7 @@ func (s *Server) respond(ctx context.Context, req *Request, spec methodSpec) ([]
 	if rpcErr.Code == CodeInvalidParams && !req.Modern() && req.Method == "resources/read" && isNotFound(rpcErr) {
 		rpcErr = &Error{Code: CodeResourceNotFoundLegacy, Message: rpcErr.Message, Data: rpcErr.Data}
 	}
-	return encodeResponse(req.ID, nil, rpcErr), rpcErr.Code
+	return reply{msg: encodeResponse(req.ID, nil, rpcErr), code: rpcErr.Code}
 }
 
 // run calls the handler chain with panic recovery.
@@ -194,10 +220,10 @@ func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 	return h(ctx, req)
 }
 
-// dispatch is the innermost handler: the method table.
+// dispatch is the innermost handler: the method the request was prepared for.
 func (s *Server) dispatch(ctx context.Context, req *Request) (any, error) {
-	spec, ok := methodTable[req.Method]
-	if !ok {
+	spec := req.spec
+	if spec.handler == nil {
 		return nil, Errorf(CodeMethodNotFound, "method not found: %q", req.Method)
 	}
 	if req.Method == "tools/call" {
@@ -208,7 +234,8 @@ func (s *Server) dispatch(ctx context.Context, req *Request) (any, error) {
 
 // decorate adds what the revision requires to a result: resultType, serverInfo and
 // caching hints for 2026-07-28; nothing for legacy revisions.
-func (s *Server) decorate(req *Request, spec methodSpec, res any) any {
+func (s *Server) decorate(req *Request, res any) any {
+	spec := req.spec
 	r, ok := res.(result)
 	if !ok {
 		if res == nil {

@@ -50,11 +50,11 @@ func FuzzDecodeAndDispatch(f *testing.F) {
 		}
 		var sess *session
 		if legacy {
-			sess = newSession("")
+			sess = newSession(s, "")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		resp := s.serve(ctx, incoming{msg: m, sess: sess, out: discardStream{}})
+		resp := s.handle(ctx, incoming{msg: m, sess: sess, out: discardStream{}}).msg
 		if resp == nil {
 			t.Fatalf("no response to a request that was not cancelled: %q", data)
 		}

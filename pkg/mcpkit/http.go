@@ -105,7 +105,6 @@ type httpSession struct {
 	*session
 	subject  string // the caller who created it: no one else may use it
 	lastUsed time.Time
-	inflight map[string]context.CancelFunc
 }
 
 const (
@@ -223,9 +222,14 @@ func statusFor(code int, prepared bool) int {
 }
 
 func writeJSONError(w http.ResponseWriter, status int, id ID, e *Error) {
+	writeJSON(w, status, encodeResponse(id, nil, e))
+}
+
+// writeJSON answers with one encoded JSON-RPC message.
+func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(encodeResponse(id, nil, e))
+	_, _ = w.Write(msg)
 }
 
 // caller is who sent a request, as authorization established it.
@@ -286,32 +290,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 	}
 
-	switch {
-	case m.isResponse():
+	if !m.isRequest() {
 		if hs != nil {
-			hs.deliver(m)
-		}
-		w.WriteHeader(http.StatusAccepted)
-		return
-	case m.isNotification():
-		if hs != nil {
-			switch m.Method {
-			case "notifications/initialized":
-				h.s.initialized(hs.session)
-			case "notifications/roots/list_changed":
-				hs.rootsChanged()
-			case "notifications/cancelled":
-				var p struct {
-					RequestID json.RawMessage `json:"requestId"`
-				}
-				if json.Unmarshal(m.Params, &p) == nil {
-					h.mu.Lock()
-					if c := hs.inflight[string(p.RequestID)]; c != nil {
-						c()
-					}
-					h.mu.Unlock()
-				}
-			}
+			hs.receive(m) // without a session there is nothing a notification can act on
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -333,58 +314,61 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		defer h.calls.release(key)
 	}
+	if perr := versionHeaderMismatch(r, m); perr != nil {
+		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
+		return
+	}
 
 	if m.Method == "initialize" {
 		hs = h.newSession(c.subject)
 		w.Header().Set(hdrSessionID, hs.id)
 	}
+	// A legacy session's requests are in flight on it (notifications/cancelled reaches
+	// them); a stateless request ends with its HTTP request.
+	ctx := r.Context()
 	var sess *session
 	if hs != nil {
 		sess = hs.session
+		var end func()
+		var refusal *Error
+		if ctx, end, refusal = sess.begin(ctx, m); refusal != nil {
+			writeJSONError(w, http.StatusBadRequest, m.ID, refusal)
+			return
+		}
+		defer end()
 	}
 	st := newHTTPStream(w, h.opts.KeepAlive)
-	in := incoming{msg: m, sess: sess, out: st, subject: c.subject, scopes: c.scopes}
-	if perr := versionHeaderMismatch(r, m); perr != nil {
-		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
-		return
-	}
-	req, spec, perr := h.s.prepare(in)
-	if perr == nil && req.Modern() {
-		perr = h.checkHeaders(r, m, req)
-	}
-	if perr != nil {
-		if m.Method == "initialize" && hs != nil {
-			h.dropSession(hs.id)
-		}
-		writeJSONError(w, statusFor(perr.Code, true), m.ID, perr)
-		return
-	}
-	if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, m, c) {
-		return
-	}
-	ctx := r.Context()
-	if hs != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		h.mu.Lock()
-		hs.inflight[m.ID.String()] = cancel
-		h.mu.Unlock()
-		defer func() {
-			h.mu.Lock()
-			delete(hs.inflight, m.ID.String())
-			h.mu.Unlock()
-		}()
-	}
 	if m.Method == "subscriptions/listen" {
 		var stop func()
 		ctx, stop = withListenLifetime(ctx, h.streamLifetime(c))
 		defer stop()
-		st.startSSE() // the stream stays open: it must be SSE from the start
-		st.keepAlive(ctx)
 	}
-	resp, code := h.s.execute(ctx, req, spec)
-	st.finish(resp, statusFor(code, false))
+	check := func(req *Request) *Error {
+		if req.Modern() {
+			if perr := h.checkHeaders(r, m, req); perr != nil {
+				return perr
+			}
+		}
+		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, m, c) {
+			return errAnswered
+		}
+		if m.Method == "subscriptions/listen" {
+			st.startSSE() // the stream stays open: it must be SSE from the start
+			st.keepAlive(ctx)
+		}
+		return nil
+	}
+	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, scopes: c.scopes, check: check})
+	if rep.refused {
+		if m.Method == "initialize" && hs != nil {
+			h.dropSession(hs.id)
+		}
+		if rep.msg != nil {
+			writeJSON(w, statusFor(rep.code, true), rep.msg)
+		}
+		return
+	}
+	st.finish(rep.msg, statusFor(rep.code, false))
 }
 
 // versionHeaderMismatch compares MCP-Protocol-Version with the version a modern body
@@ -433,7 +417,7 @@ func (h *httpHandler) checkHeaders(r *http.Request, m *message, req *Request) *E
 	if mh != m.Method {
 		return mismatch("header mismatch: %s %q does not match body method %q", hdrMethod, mh, m.Method)
 	}
-	spec := methodTable[m.Method]
+	spec := req.spec
 	if spec.needsName == "" {
 		return nil
 	}
@@ -532,7 +516,7 @@ func headerValue(r *http.Request, name string) (string, bool) {
 func (h *httpHandler) newSession(subject string) *httpSession {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	hs := &httpSession{session: newSession(hex.EncodeToString(b)), subject: subject, lastUsed: time.Now(), inflight: map[string]context.CancelFunc{}}
+	hs := &httpSession{session: newSession(h.s, hex.EncodeToString(b)), subject: subject, lastUsed: time.Now()}
 	h.mu.Lock()
 	h.expireLocked()
 	h.sessions[hs.id] = hs
@@ -570,7 +554,7 @@ func (h *httpHandler) dropSession(id string) {
 func (h *httpHandler) expireLocked() {
 	cutoff := time.Now().Add(-h.opts.SessionIdleTimeout)
 	for id, hs := range h.sessions {
-		if hs.lastUsed.Before(cutoff) && len(hs.inflight) == 0 {
+		if hs.lastUsed.Before(cutoff) && !hs.busy() {
 			delete(h.sessions, id)
 			go h.s.closeSession(hs.session)
 		}

@@ -33,29 +33,12 @@ type registeredPrompt struct {
 
 // AddPrompt registers a prompt.
 func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
-	s.mu.Lock()
-	s.prompts[p.Name] = &registeredPrompt{prompt: *p, handler: h}
-	s.promptOrder = appendName(s.promptOrder, p.Name)
-	live := s.live
-	s.mu.Unlock()
-	if live {
-		s.NotifyPromptsListChanged()
-	}
+	s.prompts.put(p.Name, &registeredPrompt{prompt: *p, handler: h})
 }
 
-// RemovePrompts unregisters prompts by name and notifies listening clients.
-func (s *Server) RemovePrompts(names ...string) {
-	s.mu.Lock()
-	for _, n := range names {
-		delete(s.prompts, n)
-		s.promptOrder = dropName(s.promptOrder, n)
-	}
-	live := s.live
-	s.mu.Unlock()
-	if live {
-		s.NotifyPromptsListChanged()
-	}
-}
+// RemovePrompts unregisters prompts by name; listening clients hear of it when any
+// was registered.
+func (s *Server) RemovePrompts(names ...string) { s.prompts.remove(names...) }
 
 type listPromptsResult struct {
 	resultBase
@@ -68,12 +51,11 @@ func (s *Server) listPrompts(_ context.Context, req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	all := make([]Prompt, 0, len(s.promptOrder))
-	for _, name := range s.promptOrder {
-		all = append(all, s.prompts[name].prompt)
+	registered := s.prompts.all()
+	all := make([]Prompt, len(registered))
+	for i, rp := range registered {
+		all[i] = rp.prompt
 	}
-	s.mu.RUnlock()
 	page, next, err := paginate(all, cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -93,10 +75,8 @@ func (s *Server) getPrompt(ctx context.Context, req *Request) (any, error) {
 		return nil, InvalidParams(`prompts/get needs "name": one of the names prompts/list returns`)
 	}
 	req.Name = p.Name
-	s.mu.RLock()
-	rp := s.prompts[p.Name]
-	s.mu.RUnlock()
-	if rp == nil {
+	rp, ok := s.prompts.get(p.Name)
+	if !ok {
 		return nil, InvalidParams("unknown prompt %q: call prompts/list for the available prompts", p.Name)
 	}
 	for _, a := range rp.prompt.Arguments {
@@ -169,10 +149,7 @@ func (s *Server) complete(ctx context.Context, req *Request) (any, error) {
 	}
 	switch c.Ref.Type {
 	case "ref/prompt":
-		s.mu.RLock()
-		_, ok := s.prompts[c.Ref.Name]
-		s.mu.RUnlock()
-		if !ok {
+		if _, ok := s.prompts.get(c.Ref.Name); !ok {
 			return nil, InvalidParams("unknown prompt %q in ref", c.Ref.Name)
 		}
 	case "ref/resource":

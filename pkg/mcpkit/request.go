@@ -49,9 +49,8 @@ type Request struct {
 	appState []byte
 	newState []byte
 
-	// onResponse is called once the response is encoded, with its size and error code
-	// (0 for a result): how the audit middleware learns what was sent.
-	onResponse func(bytes, code int)
+	// spec is the method's entry in the method table, found once by prepare.
+	spec methodSpec
 }
 
 // Modern reports whether the request is served under the stateless 2026-07-28

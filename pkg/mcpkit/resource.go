@@ -59,37 +59,18 @@ func ResourceNotFound(uri string) *Error {
 
 // AddResource registers one resource.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) {
-	s.mu.Lock()
-	s.resources[r.URI] = &registeredResource{res: *r, handler: h}
-	s.resourceOrder = appendName(s.resourceOrder, r.URI)
-	live := s.live
-	s.mu.Unlock()
-	if live {
-		s.NotifyResourcesListChanged()
-	}
+	s.resources.put(r.URI, &registeredResource{res: *r, handler: h})
 }
 
-// RemoveResources unregisters resources by URI and notifies listening clients.
-func (s *Server) RemoveResources(uris ...string) {
-	s.mu.Lock()
-	for _, u := range uris {
-		delete(s.resources, u)
-		s.resourceOrder = dropName(s.resourceOrder, u)
-	}
-	live := s.live
-	s.mu.Unlock()
-	if live {
-		s.NotifyResourcesListChanged()
-	}
-}
+// RemoveResources unregisters resources by URI; listening clients hear of it when
+// any was registered.
+func (s *Server) RemoveResources(uris ...string) { s.resources.remove(uris...) }
 
 // AddResourceTemplate registers a template; reads of matching URIs go to h. Templates
 // are tried in registration order after exact resources.
 func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 	re, names := compileTemplate(t.URITemplate)
-	s.mu.Lock()
-	s.templates = append(s.templates, &registeredTemplate{tmpl: *t, match: re, names: names, handler: h})
-	s.mu.Unlock()
+	s.templates.put(t.URITemplate, &registeredTemplate{tmpl: *t, match: re, names: names, handler: h})
 }
 
 // SetResourceLister adds a dynamic list of resources after the registered ones. Reads
@@ -145,11 +126,12 @@ func (s *Server) listResources(ctx context.Context, req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	static := make([]Resource, 0, len(s.resourceOrder))
-	for _, uri := range s.resourceOrder {
-		static = append(static, s.resources[uri].res)
+	registered := s.resources.all()
+	static := make([]Resource, len(registered))
+	for i, r := range registered {
+		static[i] = r.res
 	}
+	s.mu.RLock()
 	lister := s.resourceLister
 	s.mu.RUnlock()
 
@@ -199,12 +181,11 @@ func (s *Server) listTemplates(_ context.Context, req *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	all := make([]ResourceTemplate, 0, len(s.templates))
-	for _, t := range s.templates {
-		all = append(all, t.tmpl)
+	registered := s.templates.all()
+	all := make([]ResourceTemplate, len(registered))
+	for i, t := range registered {
+		all[i] = t.tmpl
 	}
-	s.mu.RUnlock()
 	page, next, err := paginate(all, cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -242,12 +223,10 @@ func (s *Server) readResource(ctx context.Context, req *Request) (any, error) {
 }
 
 func (s *Server) resourceHandler(uri string) (ResourceHandler, map[string]string) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if r, ok := s.resources[uri]; ok {
+	if r, ok := s.resources.get(uri); ok {
 		return r.handler, nil
 	}
-	for _, t := range s.templates {
+	for _, t := range s.templates.all() {
 		m := t.match.FindStringSubmatch(uri)
 		if m == nil {
 			continue

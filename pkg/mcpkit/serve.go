@@ -50,7 +50,7 @@ type ServeOptions struct {
 	StateKey []byte
 	// ToolTimeout, when above zero, replaces ServerOptions.ToolTimeout.
 	ToolTimeout time.Duration
-	// Audit logs one line per request (AuditMiddleware) on the server's logger.
+	// Audit logs one line per request ([Audit]) on the server's logger.
 	Audit bool
 	// ErrorReporter, when set, replaces ServerOptions.ErrorReporter (see
 	// SentryReporterFromEnv).
@@ -113,7 +113,7 @@ func (s *Server) applyServeOptions(o *ServeOptions) error {
 		s.opts.ErrorReporter = o.ErrorReporter
 	}
 	if o.Audit {
-		s.Use(AuditMiddleware(s.logger))
+		s.Observe(Audit(s.logger))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,19 +61,20 @@ type Server struct {
 	opts     ServerOptions
 	logger   *slog.Logger
 
-	mu        sync.RWMutex
-	tools     map[string]*registeredTool
-	resources map[string]*registeredResource
-	templates []*registeredTemplate
-	prompts   map[string]*registeredPrompt
-	// Lists are served in registration order: deterministic on every instance, and
-	// the server author decides what a model reads first.
-	toolOrder, resourceOrder, promptOrder []string
-	resourceLister                        ResourceLister
-	completer                             CompletionHandler
-	logging                               bool
-	handler                               MethodHandler // the dispatch chain with middleware applied
-	mws                                   []Middleware
+	// What the server exposes, each kind in one [registry] (registration order, one
+	// notification rule).
+	tools     *registry[*registeredTool]
+	resources *registry[*registeredResource]
+	templates *registry[*registeredTemplate]
+	prompts   *registry[*registeredPrompt]
+
+	mu             sync.RWMutex
+	resourceLister ResourceLister
+	completer      CompletionHandler
+	logging        bool
+	handler        MethodHandler // the dispatch chain with middleware applied
+	mws            []Middleware
+	observers      []Observer
 
 	hub      *hub
 	stateKey []byte
@@ -80,20 +82,17 @@ type Server struct {
 	// SetStateKey); otherwise Serve may take one from the environment.
 	stateKeySet bool
 
-	// started is set once the server has begun serving; changes after that notify.
-	started sync.Once
-	live    bool
+	// live is set once the server has begun serving; registry changes after that notify.
+	live atomic.Bool
 }
 
 // NewServer returns a server that introduces itself as info.
 func NewServer(info Implementation, opts *ServerOptions) *Server {
-	s := &Server{
-		info:      info,
-		tools:     map[string]*registeredTool{},
-		resources: map[string]*registeredResource{},
-		prompts:   map[string]*registeredPrompt{},
-		hub:       newHub(),
-	}
+	s := &Server{info: info, hub: newHub()}
+	s.tools = newRegistry[*registeredTool](&s.live, s.NotifyToolsListChanged)
+	s.resources = newRegistry[*registeredResource](&s.live, s.NotifyResourcesListChanged)
+	s.templates = newRegistry[*registeredTemplate](&s.live, s.NotifyResourcesListChanged)
+	s.prompts = newRegistry[*registeredPrompt](&s.live, s.NotifyPromptsListChanged)
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -165,16 +164,16 @@ func (s *Server) EnableLogging() {
 
 // capabilities computes what the server advertises from what is registered.
 func (s *Server) capabilities() ServerCapabilities {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	var c ServerCapabilities
-	if len(s.tools) > 0 {
+	if s.tools.len() > 0 {
 		c.Tools = &ListChangedCap{ListChanged: true}
 	}
-	if len(s.resources) > 0 || len(s.templates) > 0 || s.resourceLister != nil {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.resources.len() > 0 || s.templates.len() > 0 || s.resourceLister != nil {
 		c.Resources = &ResourcesCap{Subscribe: true, ListChanged: true}
 	}
-	if len(s.prompts) > 0 {
+	if s.prompts.len() > 0 {
 		c.Prompts = &ListChangedCap{ListChanged: true}
 	}
 	if s.completer != nil {
@@ -187,29 +186,5 @@ func (s *Server) capabilities() ServerCapabilities {
 }
 
 // markLive records that serving has begun: from then on registrations notify.
-func (s *Server) markLive() {
-	s.started.Do(func() {
-		s.mu.Lock()
-		s.live = true
-		s.mu.Unlock()
-	})
-}
+func (s *Server) markLive() { s.live.Store(true) }
 
-func (s *Server) isLive() bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.live
-}
-
-// appendName adds name to an order list unless it is there.
-func appendName(order []string, name string) []string {
-	if slices.Contains(order, name) {
-		return order
-	}
-	return append(order, name)
-}
-
-// dropName removes name from an order list.
-func dropName(order []string, name string) []string {
-	return slices.DeleteFunc(order, func(n string) bool { return n == name })
-}

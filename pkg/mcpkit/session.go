@@ -12,7 +12,8 @@ import (
 // revision, capabilities, log level, resource subscriptions, and the server-to-client
 // requests waiting for answers. 2026-07-28 requests have no session.
 type session struct {
-	id string // HTTP session id; empty on stdio
+	id     string  // HTTP session id; empty on stdio
+	server *Server // the server the session talks to
 
 	mu          sync.Mutex
 	initialized bool
@@ -28,12 +29,18 @@ type session struct {
 	listener    *listener
 	// roots caches the client's answer to roots/list until it says the list changed.
 	roots json.RawMessage
+	// inflight cancels the session's requests in flight, by id (see begin); listens
+	// counts its open subscriptions/listen streams, at most maxListens (0: no limit).
+	inflight   map[string]context.CancelFunc
+	listens    int
+	maxListens int
 
 	nextID atomic.Int64
 }
 
-func newSession(id string) *session {
-	return &session{id: id, subs: map[string]bool{}, pending: map[string]chan *message{}}
+func newSession(srv *Server, id string) *session {
+	return &session{id: id, server: srv, subs: map[string]bool{}, pending: map[string]chan *message{},
+		inflight: map[string]context.CancelFunc{}}
 }
 
 func (s *session) logLevel() string {

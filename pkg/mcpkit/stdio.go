@@ -3,8 +3,7 @@ package mcpkit
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
+		"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -62,113 +61,68 @@ const maxListensPerConn = 32
 
 // ServeStdio serves one client speaking newline-delimited JSON-RPC on r and w (stdin
 // and stdout) until r reaches EOF or ctx ends. Only protocol messages are written to w.
-// Requests run concurrently; notifications/cancelled cancels one.
+// Requests run concurrently; notifications/cancelled cancels one. The connection is
+// one session (see lifecycle.go): this function only frames lines and decides which
+// goroutine reads next.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.markLive()
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	out := &lineWriter{w: w}
-	sess := newSession("")
+	sess := newSession(s, "")
+	sess.maxListens = maxListensPerConn
 	sess.setUnsolicited(out)
 	defer s.closeSession(sess)
 
 	var (
-		mu       sync.Mutex
-		inflight = map[string]context.CancelFunc{}
-		listens  int
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, s.opts.MaxConcurrent)
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, s.opts.MaxConcurrent) // listen streams do not count
 	)
 
 	// handle decodes and routes one line on the reading goroutine. Notifications and
-	// responses are handled at once; a request comes back as the job that answers it.
+	// responses are acted on at once; a request comes back as the job that answers it.
 	handle := func(line []byte) (job func()) {
 		m, derr := decodeMessage(line)
 		if derr != nil {
-			var id ID
-			if m != nil {
-				id = m.ID
-			}
 			if m == nil || !m.isNotification() {
+				var id ID
+				if m != nil {
+					id = m.ID
+				}
 				_ = out.write(encodeResponse(id, nil, derr))
 			}
-			return
+			return nil
 		}
-		switch {
-		case m.isResponse():
-			sess.deliver(m)
-		case m.isNotification():
-			switch m.Method {
-			case "notifications/cancelled":
-				var p struct {
-					RequestID json.RawMessage `json:"requestId"`
-				}
-				if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
-					mu.Lock()
-					if c, ok := inflight[string(p.RequestID)]; ok {
-						c()
-					}
-					mu.Unlock()
-				}
-			case "notifications/initialized":
-				s.initialized(sess)
-			case "notifications/roots/list_changed":
-				sess.rootsChanged()
-			}
-		default:
-			key := m.ID.String()
-			isListen := m.Method == "subscriptions/listen"
-			mu.Lock()
-			_, dup := inflight[key]
-			tooMany := isListen && listens >= maxListensPerConn
-			var reqCtx context.Context
-			var cancel context.CancelFunc
-			if !dup && !tooMany {
-				reqCtx, cancel = context.WithCancel(ctx)
-				inflight[key] = cancel
-				if isListen {
-					listens++
-				}
-			}
-			mu.Unlock()
-			if dup {
-				_ = out.write(encodeResponse(m.ID, nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", key)))
-				return
-			}
-			if tooMany {
-				_ = out.write(encodeResponse(m.ID, nil, Errorf(CodeInvalidRequest, "too many open subscriptions/listen streams on this connection (limit %d)", maxListensPerConn)))
-				return
-			}
-			if !isListen {
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					cancel()
-					return
-				}
-			}
-			wg.Add(1)
-			return func() {
-				defer wg.Done()
-				resp := s.serve(reqCtx, incoming{msg: m, sess: sess, out: out})
-				mu.Lock()
-				delete(inflight, key)
-				if isListen {
-					listens--
-				}
-				mu.Unlock()
-				cancel()
-				if !isListen {
-					<-sem
-				}
-				if resp != nil {
-					_ = out.writeOwned(resp)
-					releaseResponse(resp)
-				}
+		if sess.receive(m) {
+			return nil
+		}
+		reqCtx, end, refusal := sess.begin(ctx, m)
+		if refusal != nil {
+			_ = out.write(encodeResponse(m.ID, nil, refusal))
+			return nil
+		}
+		counted := m.Method != "subscriptions/listen"
+		if counted {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				end()
+				return nil
 			}
 		}
-		return nil
-
+		wg.Add(1)
+		return func() {
+			defer wg.Done()
+			rep := s.handle(reqCtx, incoming{msg: m, sess: sess, out: out})
+			end()
+			if counted {
+				<-sem
+			}
+			if rep.msg != nil {
+				_ = out.writeOwned(rep.msg)
+				releaseResponse(rep.msg)
+			}
+		}
 	}
 
 	// Reading follows the leader/follower pattern: the goroutine that reads a request

@@ -121,49 +121,26 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
 	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
-	s.mu.Lock()
-	s.tools[tool.Name] = rt
-	s.toolOrder = appendName(s.toolOrder, tool.Name)
-	live := s.live
-	s.mu.Unlock()
-	if live {
-		s.NotifyToolsListChanged()
-	}
+	s.tools.put(tool.Name, rt)
 }
 
-// RemoveTools unregisters tools by name and notifies listening clients.
-func (s *Server) RemoveTools(names ...string) {
-	s.mu.Lock()
-	n := 0
-	for _, name := range names {
-		if _, ok := s.tools[name]; ok {
-			delete(s.tools, name)
-			s.toolOrder = dropName(s.toolOrder, name)
-			n++
-		}
-	}
-	live := s.live
-	s.mu.Unlock()
-	if n > 0 && live {
-		s.NotifyToolsListChanged()
-	}
-}
+// RemoveTools unregisters tools by name; listening clients hear of it when any was
+// registered.
+func (s *Server) RemoveTools(names ...string) { s.tools.remove(names...) }
 
 // Tools returns the registered tools in registration order (what tools/list shows).
 func (s *Server) Tools() []Tool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]Tool, 0, len(s.toolOrder))
-	for _, name := range s.toolOrder {
-		out = append(out, s.tools[name].tool)
+	all := s.tools.all()
+	out := make([]Tool, len(all))
+	for i, rt := range all {
+		out[i] = rt.tool
 	}
 	return out
 }
 
 func (s *Server) tool(name string) *registeredTool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.tools[name]
+	rt, _ := s.tools.get(name)
+	return rt
 }
 
 type listToolsResult struct {
