@@ -14,7 +14,9 @@ import (
 // that changes nothing (removing what is not there) notifies no one.
 func TestRegistryNotificationRule(t *testing.T) {
 	noTool := func(context.Context, *Request, json.RawMessage) (*CallToolResult, error) { return nil, nil }
-	noRes := func(context.Context, *Request, string, map[string]string) (*ReadResourceResult, error) { return nil, nil }
+	noRes := func(context.Context, *Request, string, map[string]string) (*ReadResourceResult, error) {
+		return nil, nil
+	}
 	noPrompt := func(context.Context, *Request, map[string]string) (*GetPromptResult, error) { return nil, nil }
 	kinds := []struct {
 		name   string

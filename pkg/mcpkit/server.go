@@ -187,4 +187,3 @@ func (s *Server) capabilities() ServerCapabilities {
 
 // markLive records that serving has begun: from then on registrations notify.
 func (s *Server) markLive() { s.live.Store(true) }
-

@@ -3,7 +3,7 @@ package mcpkit
 import (
 	"bufio"
 	"context"
-		"errors"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -62,127 +62,137 @@ const maxListensPerConn = 32
 // ServeStdio serves one client speaking newline-delimited JSON-RPC on r and w (stdin
 // and stdout) until r reaches EOF or ctx ends. Only protocol messages are written to w.
 // Requests run concurrently; notifications/cancelled cancels one. The connection is
-// one session (see lifecycle.go): this function only frames lines and decides which
-// goroutine reads next.
+// one session (see lifecycle.go): stdio only frames lines and decides which goroutine
+// reads next.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.markLive()
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	out := &lineWriter{w: w}
-	sess := newSession(s, "")
-	sess.maxListens = maxListensPerConn
-	sess.setUnsolicited(out)
-	defer s.closeSession(sess)
-
-	var (
-		wg  sync.WaitGroup
-		sem = make(chan struct{}, s.opts.MaxConcurrent) // listen streams do not count
-	)
-
-	// handle decodes and routes one line on the reading goroutine. Notifications and
-	// responses are acted on at once; a request comes back as the job that answers it.
-	handle := func(line []byte) (job func()) {
-		m, derr := decodeMessage(line)
-		if derr != nil {
-			if m == nil || !m.isNotification() {
-				var id ID
-				if m != nil {
-					id = m.ID
-				}
-				_ = out.write(encodeResponse(id, nil, derr))
-			}
-			return nil
-		}
-		if sess.receive(m) {
-			return nil
-		}
-		reqCtx, end, refusal := sess.begin(ctx, m)
-		if refusal != nil {
-			_ = out.write(encodeResponse(m.ID, nil, refusal))
-			return nil
-		}
-		counted := m.Method != "subscriptions/listen"
-		if counted {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				end()
-				return nil
-			}
-		}
-		wg.Add(1)
-		return func() {
-			defer wg.Done()
-			rep := s.handle(reqCtx, incoming{msg: m, sess: sess, out: out})
-			end()
-			if counted {
-				<-sem
-			}
-			if rep.msg != nil {
-				_ = out.writeOwned(rep.msg)
-				releaseResponse(rep.msg)
-			}
-		}
-	}
-
-	// Reading follows the leader/follower pattern: the goroutine that reads a request
-	// answers it itself, so nothing stands between reading a request and running it
-	// (a hand-off to another goroutine costs a thread wake-up, which is most of a
-	// round trip over pipes). A request still running after inlineBudget passes the
-	// reading on to a follower, so a slow call never holds up cancellations or other
-	// requests. Only one goroutine reads at a time.
-	readErr := make(chan error, 1)
-	br := bufio.NewReaderSize(r, 64<<10)
-	var readLoop func()
-	var watch *inlineWatch
-	readLoop = func() {
-		for {
-			line, tooLong, err := readLine(br, s.opts.MaxMessageBytes)
-			if ctx.Err() != nil {
-				return
-			}
-			var job func()
-			if tooLong {
-				_ = out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", s.opts.MaxMessageBytes)))
-			} else if len(line) > 0 {
-				job = handle(line)
-			}
-			if err != nil {
-				if job != nil {
-					go job()
-				}
-				readErr <- err
-				return
-			}
-			if job == nil {
-				continue
-			}
-			if br.Buffered() > 0 {
-				// More messages are already waiting (a client pipelining requests):
-				// let a follower read them now rather than after this job.
-				go readLoop()
-				job()
-				return
-			}
-			if !watch.runInline(job) {
-				return // the watch handed reading to a follower while job ran
-			}
-		}
-	}
-	watch = newInlineWatch(ctx, func() { go readLoop() })
-	go readLoop()
+	c := &stdioConn{s: s, ctx: ctx, out: &lineWriter{w: w}, br: bufio.NewReaderSize(r, 64<<10),
+		sem: make(chan struct{}, s.opts.MaxConcurrent), readErr: make(chan error, 1)}
+	c.sess = newSession(s, "")
+	c.sess.maxListens = maxListensPerConn
+	c.sess.setUnsolicited(c.out)
+	defer s.closeSession(c.sess)
+	c.watch = newInlineWatch(ctx, func() { go c.readLoop() })
+	go c.readLoop()
 
 	select {
 	case <-ctx.Done():
-		s.drain(&wg)
+		s.drain(&c.wg)
 		return nil
-	case err := <-readErr:
+	case err := <-c.readErr:
 		cancelAll()
-		s.drain(&wg)
+		s.drain(&c.wg)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		return err
+	}
+}
+
+// stdioConn is one stdio connection: its session, its output, and the reading.
+type stdioConn struct {
+	s       *Server
+	ctx     context.Context
+	sess    *session
+	out     *lineWriter
+	br      *bufio.Reader
+	watch   *inlineWatch
+	wg      sync.WaitGroup
+	sem     chan struct{} // bounds requests running at once; listen streams do not count
+	readErr chan error
+}
+
+// readLoop reads messages until the goroutine running it must answer a request that
+// outlasts its inline budget.
+//
+// Reading follows the leader/follower pattern: the goroutine that reads a request
+// answers it itself, so nothing stands between reading a request and running it (a
+// hand-off to another goroutine costs a thread wake-up, which is most of a round trip
+// over pipes). A request still running after inlineBudget passes the reading on to a
+// follower, so a slow call never holds up cancellations or other requests. Only one
+// goroutine reads at a time.
+func (c *stdioConn) readLoop() {
+	limit := c.s.opts.MaxMessageBytes
+	for {
+		line, tooLong, err := readLine(c.br, limit)
+		if c.ctx.Err() != nil {
+			return
+		}
+		var job func()
+		if tooLong {
+			_ = c.out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", limit)))
+		} else if len(line) > 0 {
+			job = c.accept(line)
+		}
+		if err != nil {
+			if job != nil {
+				go job()
+			}
+			c.readErr <- err
+			return
+		}
+		if job == nil {
+			continue
+		}
+		if c.br.Buffered() > 0 {
+			// More messages are already waiting (a client pipelining requests): let a
+			// follower read them now rather than after this job.
+			go c.readLoop()
+			job()
+			return
+		}
+		if !c.watch.runInline(job) {
+			return // the watch handed reading to a follower while job ran
+		}
+	}
+}
+
+// accept decodes one line on the reading goroutine and gives it to the session.
+// Notifications and responses are acted on at once; a request comes back as the job
+// that answers it.
+func (c *stdioConn) accept(line []byte) (job func()) {
+	m, derr := decodeMessage(line)
+	if derr != nil {
+		if m == nil || !m.isNotification() {
+			var id ID
+			if m != nil {
+				id = m.ID
+			}
+			_ = c.out.write(encodeResponse(id, nil, derr))
+		}
+		return nil
+	}
+	if c.sess.receive(m) {
+		return nil
+	}
+	ctx, end, refusal := c.sess.begin(c.ctx, m)
+	if refusal != nil {
+		_ = c.out.write(encodeResponse(m.ID, nil, refusal))
+		return nil
+	}
+	counted := m.Method != "subscriptions/listen"
+	if counted {
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.ctx.Done():
+			end()
+			return nil
+		}
+	}
+	c.wg.Add(1)
+	return func() {
+		defer c.wg.Done()
+		rep := c.s.handle(ctx, incoming{msg: m, sess: c.sess, out: c.out})
+		end()
+		if counted {
+			<-c.sem
+		}
+		if rep.msg != nil {
+			_ = c.out.writeOwned(rep.msg)
+			releaseResponse(rep.msg)
+		}
 	}
 }
 
