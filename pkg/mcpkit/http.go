@@ -329,13 +329,12 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	var sess *session
 	if hs != nil {
 		sess = hs.session
-		var end func()
 		var refusal *Error
-		if ctx, end, refusal = sess.begin(ctx, m); refusal != nil {
+		if ctx, refusal = sess.begin(ctx, m); refusal != nil {
 			writeJSONError(w, http.StatusBadRequest, m.ID, refusal)
 			return
 		}
-		defer end()
+		defer sess.end(m)
 	}
 	st := newHTTPStream(w, h.opts.KeepAlive)
 	if m.Method == "subscriptions/listen" {

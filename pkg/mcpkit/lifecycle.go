@@ -14,7 +14,7 @@ import (
 //  2. [Server.handle] prepares the request (era, _meta, method, capability), lets the
 //     transport check what only it can (HTTP headers, tool scopes), runs middleware
 //     and the handler, encodes the answer and tells the observers ([Server.Observe]).
-//  3. The transport writes the answer and ends the request (the func begin returned).
+//  3. The transport writes the answer and ends the request ([session.end]).
 //
 // stdio keeps one session for its whole connection. On HTTP a legacy (2025-11-25)
 // session lives across POSTs under its Mcp-Session-Id; a 2026-07-28 request is
@@ -22,33 +22,40 @@ import (
 
 // begin admits request m on the session: an id still in flight is refused, and so is
 // a subscriptions/listen beyond the session's share of streams. The returned context
-// ends when the client cancels the request or the session ends; end must be called
+// ends when the client cancels the request or the session ends; end(m) must follow
 // once the request is answered.
-func (s *session) begin(ctx context.Context, m *message) (reqCtx context.Context, end func(), refusal *Error) {
+func (s *session) begin(ctx context.Context, m *message) (context.Context, *Error) {
 	key := m.ID.String()
-	listen := m.Method == "subscriptions/listen"
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.inflight[key]; dup {
-		return nil, nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", key)
+		return nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", key)
 	}
+	listen := m.Method == "subscriptions/listen"
 	if listen && s.maxListens > 0 && s.listens >= s.maxListens {
-		return nil, nil, Errorf(CodeInvalidRequest, "too many open subscriptions/listen streams on this connection (limit %d)", s.maxListens)
+		return nil, Errorf(CodeInvalidRequest, "too many open subscriptions/listen streams on this connection (limit %d)", s.maxListens)
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	s.inflight[key] = cancel
 	if listen {
 		s.listens++
 	}
-	return reqCtx, func() {
-		s.mu.Lock()
-		delete(s.inflight, key)
-		if listen {
-			s.listens--
-		}
-		s.mu.Unlock()
+	return reqCtx, nil
+}
+
+// end takes request m, answered, out of flight and releases its context.
+func (s *session) end(m *message) {
+	key := m.ID.String()
+	s.mu.Lock()
+	cancel := s.inflight[key]
+	delete(s.inflight, key)
+	if m.Method == "subscriptions/listen" {
+		s.listens--
+	}
+	s.mu.Unlock()
+	if cancel != nil {
 		cancel()
-	}, nil
+	}
 }
 
 // busy reports whether a request of the session is in flight.

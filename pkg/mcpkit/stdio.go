@@ -167,7 +167,7 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	if c.sess.receive(m) {
 		return nil
 	}
-	ctx, end, refusal := c.sess.begin(c.ctx, m)
+	ctx, refusal := c.sess.begin(c.ctx, m)
 	if refusal != nil {
 		_ = c.out.write(encodeResponse(m.ID, nil, refusal))
 		return nil
@@ -177,7 +177,7 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.ctx.Done():
-			end()
+			c.sess.end(m)
 			return nil
 		}
 	}
@@ -185,7 +185,7 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	return func() {
 		defer c.wg.Done()
 		rep := c.s.handle(ctx, incoming{msg: m, sess: c.sess, out: c.out})
-		end()
+		c.sess.end(m)
 		if counted {
 			<-c.sem
 		}
