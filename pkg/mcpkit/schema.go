@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	invopop "github.com/invopop/jsonschema"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/argschema"
 )
 
 // reflector is the one schema generator configuration every tool shares: flat,
@@ -70,15 +72,34 @@ func SchemaFor[T any]() json.RawMessage {
 	return b
 }
 
+// Tool arguments are checked against the tool's input schema before the handler runs.
+// mcpkit validates the JSON Schema keywords its own generated schemas use (and a few
+// more of the same kind) itself: a general validator costs a server milliseconds of
+// package initialisation at every start and re-scans each call's arguments. A schema
+// with any other assertion keyword needs [ServerOptions.SchemaCompiler]
+// (pkg/mcpkit/schemafull is a complete one); without it registration panics, so no
+// keyword is ever silently ignored.
+
+// ArgumentValidator checks one call's arguments (a JSON object) and returns "" when
+// they are valid, or a message naming every problem by field.
+type ArgumentValidator func(args json.RawMessage) string
+
+// SchemaCompiler turns a tool's input schema into an [ArgumentValidator].
+type SchemaCompiler func(schema json.RawMessage) (ArgumentValidator, error)
+
+// FieldPath renders the location of a value inside the arguments as a field path a
+// model reads easily: field "a.b[2].c".
+func FieldPath(loc []string) string { return argschema.FieldPath(loc) }
+
 // compileArguments prepares a tool's input schema for checking arguments: with
 // mcpkit's own validator when the schema keeps to the keywords it checks, else with
-// ServerOptions.SchemaCompiler.
+// [ServerOptions.SchemaCompiler].
 func (s *Server) compileArguments(schema json.RawMessage) (ArgumentValidator, error) {
-	c, err := compileArgSchema(schema)
+	c, err := argschema.Compile(schema)
 	if err == nil {
-		return c.validator(), nil
+		return c.Validate, nil
 	}
-	var unsupported *errUnsupportedKeyword
+	var unsupported *argschema.UnsupportedKeywordError
 	if errors.As(err, &unsupported) && s.opts.SchemaCompiler != nil {
 		return s.opts.SchemaCompiler(schema)
 	}

@@ -1,4 +1,4 @@
-package mcpkit
+package argschema
 
 import (
 	"encoding/json"
@@ -35,14 +35,14 @@ func TestDecimalOrdersLikeExactArithmetic(t *testing.T) {
 // checked for being integers from their digits alone, so one argument cannot make the
 // validator compute a number with millions of digits.
 func TestArgSchemaHugeExponents(t *testing.T) {
-	c, err := compileArgSchema(json.RawMessage(`{"type":"object","properties":{
+	c, err := Compile(json.RawMessage(`{"type":"object","properties":{
 		"n":{"type":"integer","maximum":10},"f":{"type":"number","exclusiveMinimum":0},
 		"e":{"enum":[100]},"m":{"type":"number","multipleOf":0.5},
 		"l":{"type":"array","items":{"type":"number","minimum":-1}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := c.validator()
+	v := c.Validate
 	many := "[" + strings.TrimSuffix(strings.Repeat("1e99999999,", 20000), ",") + "]"
 	tests := []struct{ args, wantErr string }{
 		{`{"n":1e99999999}`, "must be <= 10 but found 1e99999999"},

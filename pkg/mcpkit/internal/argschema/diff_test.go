@@ -1,4 +1,4 @@
-package mcpkit_test
+package argschema_test
 
 import (
 	"encoding/json"
@@ -9,9 +9,18 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/argschema"
 	"github.com/mcpkit/reference/pkg/mcpkit/schemafull"
 )
+
+// compile is argschema's validator in the form schemafull's takes.
+func compile(schema json.RawMessage) (func(json.RawMessage) string, error) {
+	s, err := argschema.Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return s.Validate, nil
+}
 
 // TestArgSchemaAgreesWithFullValidator checks mcpkit's own argument validator against
 // a complete JSON Schema 2020-12 validator (schemafull): every tool input schema the
@@ -21,7 +30,7 @@ import (
 // added). The two must accept and reject exactly the same arguments.
 func TestArgSchemaAgreesWithFullValidator(t *testing.T) {
 	schemas := map[string]json.RawMessage{}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "servers", "*", "testdata", "tools*.golden.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "servers", "*", "testdata", "tools*.golden.json"))
 	if len(files) < 4 {
 		t.Fatalf("found %d golden tools files, want the servers' (at least 4)", len(files))
 	}
@@ -46,7 +55,7 @@ func TestArgSchemaAgreesWithFullValidator(t *testing.T) {
 	}
 	cases, disagreements := 0, 0
 	for name, schema := range schemas {
-		ours, err := mcpkit.CompileArgSchema(schema)
+		ours, err := compile(schema)
 		if err != nil {
 			t.Errorf("%s: mcpkit cannot compile the schema: %v", name, err)
 			continue
@@ -202,10 +211,10 @@ func FuzzArgSchemaAgreesWithFullValidator(f *testing.F) {
 		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","enum":["a","b"]},"minItems":1,"maxItems":3,"uniqueItems":true},"v":{"anyOf":[{"type":"string"},{"type":"null"}]},"o":{"type":"object","properties":{"k":{"const":1}},"minProperties":1,"maxProperties":2,"additionalProperties":{"type":"boolean"}}}}`,
 		`{"type":"object","properties":{"a":{"oneOf":[{"type":"integer"},{"type":"number","minimum":5}]},"b":{"not":{"type":["string","null"]}},"c":{"allOf":[{"type":"integer"},{"maximum":3}]},"d":false,"e":true}}`,
 	}
-	type pair struct{ ours, full mcpkit.ArgumentValidator }
+	type pair struct{ ours, full func(json.RawMessage) string }
 	var pairs []pair
 	for _, s := range schemas {
-		o, err := mcpkit.CompileArgSchema(json.RawMessage(s))
+		o, err := compile(json.RawMessage(s))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package mcpkit
+package argschema
 
 import (
 	"cmp"

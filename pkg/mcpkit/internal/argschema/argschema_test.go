@@ -1,7 +1,6 @@
-package mcpkit
+package argschema
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -9,8 +8,8 @@ import (
 )
 
 // The validator's own cases: what each keyword accepts and rejects, and that every
-// message names the field. argschema_diff_test.go checks it against a complete
-// JSON Schema validator on the schemas the servers really use.
+// message names the field. diff_test.go checks it against a complete JSON Schema
+// validator on the schemas the servers really use.
 
 func TestArgSchemaKeywords(t *testing.T) {
 	tests := []struct {
@@ -62,11 +61,11 @@ func TestArgSchemaKeywords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := compileArgSchema(json.RawMessage(tt.schema))
+			c, err := Compile(json.RawMessage(tt.schema))
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}
-			got := c.validator()(json.RawMessage(tt.args))
+			got := c.Validate(json.RawMessage(tt.args))
 			switch {
 			case tt.wantErr == "" && got != "":
 				t.Errorf("args %s: got error %q, want valid", tt.args, got)
@@ -77,8 +76,9 @@ func TestArgSchemaKeywords(t *testing.T) {
 	}
 }
 
-// A keyword the validator does not check is never ignored: compiling fails, naming it,
-// and a server without a SchemaCompiler refuses to register the tool.
+// A keyword the validator does not check is never ignored: compiling fails, naming it
+// (mcpkit's TestToolSchemaNeedsSchemaCompiler: a server without a SchemaCompiler then
+// refuses to register the tool).
 func TestArgSchemaRefusesUnknownKeywords(t *testing.T) {
 	for _, schema := range []string{
 		`{"type":"object","$defs":{"a":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
@@ -91,23 +91,12 @@ func TestArgSchemaRefusesUnknownKeywords(t *testing.T) {
 		`{"type":"object","propertyNames":{"pattern":"^a"}}`,
 		`{"type":"object","properties":{"s":{"type":"string","minLenght":3}}}`, // a typo is not an annotation
 	} {
-		_, err := compileArgSchema(json.RawMessage(schema))
-		var unsupported *errUnsupportedKeyword
+		_, err := Compile(json.RawMessage(schema))
+		var unsupported *UnsupportedKeywordError
 		if !errors.As(err, &unsupported) {
 			t.Errorf("schema %s: got %v, want an unsupported keyword error", schema, err)
 		}
 	}
-	s := NewServer(Implementation{Name: "t", Version: "1"}, nil)
-	defer func() {
-		r := recover()
-		if r == nil || !strings.Contains(r.(string), "SchemaCompiler") {
-			t.Errorf("registering a tool with $ref and no SchemaCompiler: got panic %v, want one naming SchemaCompiler", r)
-		}
-	}()
-	s.AddRawTool(&Tool{Name: "ref", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"$defs":{"a":{}}}`)},
-		func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
-			return nil, nil
-		})
 }
 
 func TestArgSchemaRejectsMalformedSchemas(t *testing.T) {
@@ -120,7 +109,7 @@ func TestArgSchemaRejectsMalformedSchemas(t *testing.T) {
 		`{"type":"object","anyOf":[]}`,
 		`[]`,
 	} {
-		if _, err := compileArgSchema(json.RawMessage(schema)); err == nil {
+		if _, err := Compile(json.RawMessage(schema)); err == nil {
 			t.Errorf("schema %s compiled; want an error", schema)
 		}
 	}

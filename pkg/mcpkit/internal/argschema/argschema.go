@@ -1,4 +1,19 @@
-package mcpkit
+// Package argschema is mcpkit's own validator of tool arguments: the JSON Schema
+// 2020-12 keywords mcpkit's generated schemas use (and a few more of the same kind),
+// checked exactly (numbers compared as decimals, in time linear in their length), with
+// a message naming every bad field. A general validator costs a server milliseconds of
+// package initialisation at every start and re-scans each call's arguments. A schema
+// with any other assertion keyword fails to compile with [*UnsupportedKeywordError], so
+// no keyword is ever silently ignored: mcpkit then hands it to
+// ServerOptions.SchemaCompiler (pkg/mcpkit/schemafull is a complete one).
+//
+// Why not github.com/google/jsonschema-go (measured for issue #15 against this package
+// and schemafull on the servers' published schemas): it treats json.Number as a string,
+// so it needs float64 arguments, which lose exactness (0.3 is not a multipleOf 0.1;
+// 2^53+1 passes maximum 2^53; 1e-400 becomes 0) and refuse numbers beyond float64
+// range as invalid JSON; it reports only the first problem, without array indexes; and
+// it silently ignores unknown keywords, typos included.
+package argschema
 
 import (
 	"bytes"
@@ -11,21 +26,6 @@ import (
 	"unicode/utf8"
 )
 
-// Tool arguments are checked against the tool's input schema before the handler runs.
-// mcpkit validates the JSON Schema keywords its own generated schemas use (and a few
-// more of the same kind) itself: a general validator costs a server about 9 ms of
-// package initialisation at every start, more than the rest of a cold start, and
-// re-scans each call's arguments. A schema with any other assertion keyword needs
-// ServerOptions.SchemaCompiler (pkg/mcpkit/schemafull is a complete one); without it
-// registration panics, so no keyword is ever silently ignored.
-
-// ArgumentValidator checks one call's arguments (a JSON object) and returns "" when
-// they are valid, or a message naming every problem by field.
-type ArgumentValidator func(args json.RawMessage) string
-
-// SchemaCompiler turns a tool's input schema into an ArgumentValidator.
-type SchemaCompiler func(schema json.RawMessage) (ArgumentValidator, error)
-
 // annotationKeywords carry no assertion in JSON Schema 2020-12 (format included: it is
 // an annotation unless a vocabulary says otherwise).
 var annotationKeywords = map[string]bool{
@@ -34,8 +34,8 @@ var annotationKeywords = map[string]bool{
 	"writeOnly": true, "format": true, "contentMediaType": true, "contentEncoding": true,
 }
 
-// argSchema is a compiled schema of the supported subset.
-type argSchema struct {
+// Schema is a tool input schema compiled for [Schema.Validate].
+type Schema struct {
 	never      bool // the schema false
 	types      []string
 	enum       []any
@@ -48,32 +48,32 @@ type argSchema struct {
 	minLength  *int
 	maxLength  *int
 	pattern    *regexp.Regexp
-	props      map[string]*argSchema
+	props      map[string]*Schema
 	propOrder  []string
 	required   []string
-	additional *argSchema // nil: any additional property is allowed
+	additional *Schema // nil: any additional property is allowed
 	minProps   *int
 	maxProps   *int
-	items      *argSchema
+	items      *Schema
 	minItems   *int
 	maxItems   *int
 	unique     bool
-	anyOf      []*argSchema
-	oneOf      []*argSchema
-	allOf      []*argSchema
-	not        *argSchema
+	anyOf      []*Schema
+	oneOf      []*Schema
+	allOf      []*Schema
+	not        *Schema
 }
 
-// errUnsupportedKeyword reports a schema this validator cannot check completely.
-type errUnsupportedKeyword struct{ keyword string }
+// UnsupportedKeywordError reports a schema this validator cannot check completely.
+type UnsupportedKeywordError struct{ keyword string }
 
-func (e *errUnsupportedKeyword) Error() string {
+func (e *UnsupportedKeywordError) Error() string {
 	return fmt.Sprintf("keyword %q is not one mcpkit validates itself; set ServerOptions.SchemaCompiler (for example schemafull.Compile)", e.keyword)
 }
 
-// compileArgSchema compiles schema, or fails with *errUnsupportedKeyword when it uses
-// a keyword outside the subset.
-func compileArgSchema(schema json.RawMessage) (*argSchema, error) {
+// Compile compiles a tool's input schema, or fails with [*UnsupportedKeywordError]
+// when it uses a keyword outside the subset.
+func Compile(schema json.RawMessage) (*Schema, error) {
 	v, err := decodeJSONValue(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
@@ -81,31 +81,31 @@ func compileArgSchema(schema json.RawMessage) (*argSchema, error) {
 	return compileNode(v, "")
 }
 
-func compileNode(v any, at string) (*argSchema, error) {
+func compileNode(v any, at string) (*Schema, error) {
 	switch n := v.(type) {
 	case bool:
 		if n {
-			return &argSchema{}, nil
+			return &Schema{}, nil
 		}
-		return &argSchema{never: true}, nil
+		return &Schema{never: true}, nil
 	case map[string]any:
 		return compileObject(n, at)
 	}
 	return nil, fmt.Errorf("schema at %q must be an object or a boolean", "#"+at)
 }
 
-func compileObject(m map[string]any, at string) (*argSchema, error) {
-	s := &argSchema{}
+func compileObject(m map[string]any, at string) (*Schema, error) {
+	s := &Schema{}
 	bad := func(kw, want string) error {
 		return fmt.Errorf("schema keyword %q at %q must be %s", kw, "#"+at, want)
 	}
-	sub := func(kw string, v any) (*argSchema, error) { return compileNode(v, at+"/"+kw) }
-	subs := func(kw string, v any) ([]*argSchema, error) {
+	sub := func(kw string, v any) (*Schema, error) { return compileNode(v, at+"/"+kw) }
+	subs := func(kw string, v any) ([]*Schema, error) {
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
 			return nil, bad(kw, "a non-empty array of schemas")
 		}
-		out := make([]*argSchema, len(list))
+		out := make([]*Schema, len(list))
 		for i, x := range list {
 			c, err := compileNode(x, fmt.Sprintf("%s/%s/%d", at, kw, i))
 			if err != nil {
@@ -204,7 +204,7 @@ func compileObject(m map[string]any, at string) (*argSchema, error) {
 			if !ok {
 				return nil, bad(kw, "an object of schemas")
 			}
-			s.props = make(map[string]*argSchema, len(pm))
+			s.props = make(map[string]*Schema, len(pm))
 			for name, ps := range pm {
 				if s.props[name], err = compileNode(ps, at+"/properties/"+name); err != nil {
 					return nil, err
@@ -251,7 +251,7 @@ func compileObject(m map[string]any, at string) (*argSchema, error) {
 		case "not":
 			s.not, err = sub(kw, v)
 		default:
-			return nil, &errUnsupportedKeyword{keyword: kw}
+			return nil, &UnsupportedKeywordError{keyword: kw}
 		}
 		if err != nil {
 			return nil, err
@@ -274,22 +274,21 @@ func decodeJSONValue(b []byte) (any, error) {
 	return v, nil
 }
 
-// validator returns the ArgumentValidator of s.
-func (s *argSchema) validator() ArgumentValidator {
-	return func(args json.RawMessage) string {
-		v, err := decodeJSONValue(args)
-		if err != nil {
-			return "arguments are not valid JSON"
-		}
-		var problems []string
-		s.check(v, nil, &problems)
-		slices.Sort(problems)
-		return strings.Join(slices.Compact(problems), "; ")
+// Validate checks one call's arguments and returns "" when they are valid, or a
+// message naming every problem by field.
+func (s *Schema) Validate(args json.RawMessage) string {
+	v, err := decodeJSONValue(args)
+	if err != nil {
+		return "arguments are not valid JSON"
 	}
+	var problems []string
+	s.check(v, nil, &problems)
+	slices.Sort(problems)
+	return strings.Join(slices.Compact(problems), "; ")
 }
 
 // check appends a message for each way v fails s; path is where v is.
-func (s *argSchema) check(v any, path []string, out *[]string) {
+func (s *Schema) check(v any, path []string, out *[]string) {
 	report := func(format string, a ...any) {
 		msg := fmt.Sprintf(format, a...)
 		if len(path) > 0 {
@@ -352,7 +351,7 @@ func (s *argSchema) check(v any, path []string, out *[]string) {
 	for _, a := range s.allOf {
 		a.check(v, path, out)
 	}
-	if s.anyOf != nil && !slices.ContainsFunc(s.anyOf, func(a *argSchema) bool { return a.valid(v) }) {
+	if s.anyOf != nil && !slices.ContainsFunc(s.anyOf, func(a *Schema) bool { return a.valid(v) }) {
 		report("matches none of the %d allowed forms (anyOf)", len(s.anyOf))
 	}
 	if s.oneOf != nil {
@@ -371,13 +370,13 @@ func (s *argSchema) check(v any, path []string, out *[]string) {
 	}
 }
 
-func (s *argSchema) valid(v any) bool {
+func (s *Schema) valid(v any) bool {
 	var out []string
 	s.check(v, nil, &out)
 	return len(out) == 0
 }
 
-func (s *argSchema) checkNumber(x json.Number, report func(string, ...any)) {
+func (s *Schema) checkNumber(x json.Number, report func(string, ...any)) {
 	if s.minimum == nil && s.maximum == nil && s.exclMin == nil && s.exclMax == nil && s.multipleOf == nil {
 		return
 	}
@@ -413,7 +412,7 @@ func isMultiple(q, m decimal) bool {
 	return ok1 && ok2 && new(big.Rat).Quo(a, b).IsInt()
 }
 
-func (s *argSchema) checkObject(x map[string]any, path []string, out *[]string, report func(string, ...any)) {
+func (s *Schema) checkObject(x map[string]any, path []string, out *[]string, report func(string, ...any)) {
 	var missing []string
 	for _, name := range s.required {
 		if _, ok := x[name]; !ok {
