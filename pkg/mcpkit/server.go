@@ -24,7 +24,7 @@ type ServerOptions struct {
 	// so a read-only server does not expose write tools at all.
 	ReadOnly bool
 	// SchemaCompiler validates the arguments of tools whose input schema uses JSON
-	// Schema keywords beyond those mcpkit checks itself (see argschema.go): $ref,
+	// Schema keywords beyond those mcpkit checks itself (see internal/argschema): $ref,
 	// if/then/else, patternProperties and the like. schemafull.Compile is a complete
 	// one. Without it such a tool panics at registration rather than go unchecked.
 	SchemaCompiler SchemaCompiler

@@ -4,7 +4,7 @@
 //	mcpkit.NewServer(info, &mcpkit.ServerOptions{SchemaCompiler: schemafull.Compile})
 //
 // It is a separate package because the validator it uses costs every program that
-// links it about 9 ms of initialisation at start; servers whose schemas mcpkit
+// links it 3–9 ms of initialisation at start (1.7 MB allocated); servers whose schemas mcpkit
 // generates never need it.
 package schemafull
 
