@@ -24,6 +24,8 @@ build:
 
 ## images: build each server (and the fixture) as an OCI image without a container
 ## engine, and smoke-test it under runc (no network, read-only root, non-root, no caps)
+## (servers/* only: examples/hello, the template, is built by `make build` and tested,
+## not released; its Dockerfile is there to copy)
 images:
 	@mkdir -p out/bin
 	@CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags '$(LDFLAGS)' -o out/bin/everything ./pkg/mcpkit/internal/everything

@@ -1,13 +1,16 @@
 // Package distcheck checks what users take out of this repository to run or copy a
 // server, none of which the servers' own tests see: the host configuration snippets
 // in the READMEs, each server's MCP Registry metadata (servers/*/server.json), the
-// release configuration (.goreleaser.yaml), and the copy-a-server path of
-// docs/new-server.md.
+// release configuration (.goreleaser.yaml), and the copy-the-template path of
+// docs/new-server.md. The template, examples/hello, is checked like a server (its
+// README snippets and server.json), except that it is not released and its README
+// need not show every host.
 //
 // # How a server's flags and environment variables are known
 //
-// The tests build every servers/*/cmd/mcp-server-* once (two at a time) and ask the
-// result, rather than keeping a list that could drift:
+// The tests build every servers/*/cmd/mcp-server-* and examples/*/cmd/mcp-server-*
+// once (two at a time) and ask the result, rather than keeping a list that could
+// drift:
 //
 //   - Flags come from the binary's own -h output (the flag package's PrintDefaults:
 //     "  -name type" takes a value, "  -name" is a boolean). On top of the name check,

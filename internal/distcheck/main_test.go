@@ -85,7 +85,7 @@ func builtServers(t *testing.T) map[string]*Server {
 		t.Fatal(findErr)
 	}
 	if len(serverDirs) == 0 {
-		t.Fatalf("no servers/*/cmd/mcp-server-* under %s", root)
+		t.Fatalf("no servers/*/cmd/mcp-server-* or examples/*/cmd/mcp-server-* under %s", root)
 	}
 	for name, err := range buildErrs {
 		t.Errorf("server %s: %v", name, err)

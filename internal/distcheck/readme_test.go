@@ -12,13 +12,18 @@ import (
 )
 
 // readmeFiles are the READMEs whose snippets are checked: the root one and every
-// servers/*/README.md, as paths relative to the repository root.
+// servers/*/README.md and examples/*/README.md, as paths relative to the repository
+// root.
 func readmeFiles(t *testing.T, root string) []string {
 	t.Helper()
 	files := []string{"README.md"}
-	more, err := filepath.Glob(filepath.Join(root, "servers", "*", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var more []string
+	for _, parent := range []string{"servers", "examples"} {
+		m, err := filepath.Glob(filepath.Join(root, parent, "*", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		more = append(more, m...)
 	}
 	for _, f := range more {
 		rel, _ := filepath.Rel(root, f)
@@ -28,10 +33,11 @@ func readmeFiles(t *testing.T, root string) []string {
 }
 
 // readmeServer is the server a README belongs to ("github" for
-// servers/github/README.md), or "" for the root README.
+// servers/github/README.md, "hello" for examples/hello/README.md), or "" for the root
+// README.
 func readmeServer(rel string) string {
 	parts := strings.Split(rel, "/")
-	if len(parts) == 3 && parts[0] == "servers" {
+	if len(parts) == 3 && (parts[0] == "servers" || parts[0] == "examples") {
 		return parts[1]
 	}
 	return ""
@@ -122,13 +128,17 @@ func checkLaunch(l Launch, own string, servers map[string]*Server) []string {
 // TestReadmeHostCoverage checks that each server's README shows every host (Claude
 // Desktop, VS Code, Claude Code, Cursor) running the server each way: the binary,
 // the container, and a remote server over Streamable HTTP. A failure lists what is
-// missing.
+// missing. The template (examples/hello) is left out: its README stays short, and
+// TestReadmeSnippets still checks every snippet it has.
 func TestReadmeHostCoverage(t *testing.T) {
 	root := repoRoot(t)
 	builtServers(t) // for serverDirs
 	for _, sd := range serverDirs {
+		if sd.Example() {
+			continue
+		}
 		t.Run(sd.Name, func(t *testing.T) {
-			rel := "servers/" + sd.Name + "/README.md"
+			rel := sd.Rel + "/README.md"
 			src, err := os.ReadFile(filepath.Join(root, rel))
 			if err != nil {
 				t.Fatalf("%s: %v (each server needs a README with host setup)", rel, err)

@@ -142,14 +142,14 @@ func TestServerJSON(t *testing.T) {
 			}
 			versions[sd.Name] = sj.Version
 			for _, p := range checkServerJSON(sj, sd, schemaID) {
-				t.Errorf("servers/%s/server.json: %s", sd.Name, p)
+				t.Errorf("%s/server.json: %s", sd.Rel, p)
 			}
 			s := servers[sd.Name]
 			if s == nil {
 				return // did not build: reported by builtServers
 			}
 			for _, p := range checkServerJSONAgainstBinary(sj, s) {
-				t.Errorf("servers/%s/server.json: %s", sd.Name, p)
+				t.Errorf("%s/server.json: %s", sd.Rel, p)
 			}
 		})
 	}
@@ -166,7 +166,7 @@ func TestServerJSON(t *testing.T) {
 func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string) []string {
 	var problems []string
 	want := struct{ Schema, Name, RepoURL, Source, Subfolder string }{
-		schemaID, registryNamespace + sd.Name, sourceRepository, "github", "servers/" + sd.Name,
+		schemaID, registryNamespace + sd.Name, sourceRepository, "github", sd.Rel,
 	}
 	got := struct{ Schema, Name, RepoURL, Source, Subfolder string }{
 		sj.Schema, sj.Name, sj.Repository.URL, sj.Repository.Source, sj.Repository.Subfolder,

@@ -19,34 +19,45 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
-// ServerDir is a server of this repository: servers/<Name> with its command in
-// cmd/mcp-server-<Name>.
+// ServerDir is a server of this repository: servers/<Name> (or the template,
+// examples/<Name>) with its command in cmd/mcp-server-<Name>.
 type ServerDir struct {
 	Name string // "github"
+	Rel  string // "servers/github", or "examples/hello": its place in the repository
 	Dir  string // absolute path of servers/github
 	Cmd  string // "mcp-server-github"
 }
 
-// FindServers lists every servers/*/ that has a cmd/ directory, so a new server is
-// covered by the checks as soon as it has a command. A cmd/ without
+// Example reports whether the server is an example (the template, examples/hello):
+// checked like the servers, but neither released nor held to the servers' README
+// host coverage.
+func (sd ServerDir) Example() bool { return strings.HasPrefix(sd.Rel, "examples/") }
+
+// FindServers lists every servers/*/ and examples/*/ that has a cmd/ directory, so a
+// new server is covered by the checks as soon as it has a command. A cmd/ without
 // cmd/mcp-server-<name> is an error: every check relies on that name.
 func FindServers(root string) ([]ServerDir, error) {
-	dirs, err := filepath.Glob(filepath.Join(root, "servers", "*", "cmd"))
-	if err != nil {
-		return nil, err
-	}
 	var out []ServerDir
-	for _, cmdDir := range dirs {
-		if fi, err := os.Stat(cmdDir); err != nil || !fi.IsDir() {
-			continue
+	for _, parent := range []string{"servers", "examples"} {
+		dirs, err := filepath.Glob(filepath.Join(root, parent, "*", "cmd"))
+		if err != nil {
+			return nil, err
 		}
-		dir := filepath.Dir(cmdDir)
-		name := filepath.Base(dir)
-		cmd := "mcp-server-" + name
-		if fi, err := os.Stat(filepath.Join(cmdDir, cmd)); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%s has no %s: each server's command is cmd/mcp-server-<server directory name>", cmdDir, cmd)
+		for _, cmdDir := range dirs {
+			if fi, err := os.Stat(cmdDir); err != nil || !fi.IsDir() {
+				continue
+			}
+			dir := filepath.Dir(cmdDir)
+			name := filepath.Base(dir)
+			cmd := "mcp-server-" + name
+			if fi, err := os.Stat(filepath.Join(cmdDir, cmd)); err != nil || !fi.IsDir() {
+				return nil, fmt.Errorf("%s has no %s: each server's command is cmd/mcp-server-<server directory name>", cmdDir, cmd)
+			}
+			if slices.ContainsFunc(out, func(sd ServerDir) bool { return sd.Name == name }) {
+				return nil, fmt.Errorf("%s/%s has the name of a server: names must be unique", parent, name)
+			}
+			out = append(out, ServerDir{Name: name, Rel: parent + "/" + name, Dir: dir, Cmd: cmd})
 		}
-		out = append(out, ServerDir{Name: name, Dir: dir, Cmd: cmd})
 	}
 	return out, nil
 }

@@ -18,70 +18,64 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// templateCandidates are the servers docs/new-server.md suggests copying, with the
-// arguments each needs to start offline (postgres is left out: it needs a database
-// before it answers anything). dir is a scratch directory of the test.
-var templateCandidates = map[string]func(dir string) []string{
-	"github": func(string) []string { return nil }, // starts without a token
-	"errors": func(dir string) []string {
-		return []string{"--backend", "local", "--data", dir, "--ingest", "127.0.0.1:0"}
-	},
-	"filesystem": func(dir string) []string { return []string{dir} },
-}
+// The template docs/new-server.md tells users to copy, the arguments it needs to start
+// (dir is a scratch directory of the test), and the most lines of non-test Go code it
+// may have: it is meant to be read whole before it is copied.
+const (
+	templateDir      = "examples/hello"
+	templateMaxLines = 300
+)
 
-// smallestCandidate returns the candidate with the fewest lines of non-test Go code,
-// the one docs/new-server.md tells users to copy first.
-func smallestCandidate(t *testing.T, root string) (string, map[string]int) {
+func templateArgs(dir string) []string { return []string{"--dir", dir} }
+
+// goLines counts the lines of the non-test Go files under dir (testdata left out).
+func goLines(t *testing.T, dir string) int {
 	t.Helper()
-	loc := map[string]int{}
-	for name := range templateCandidates {
-		dir := filepath.Join(root, "servers", name)
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			b, err := os.ReadFile(path)
-			loc[name] += bytes.Count(b, []byte("\n"))
-			return err
-		})
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		n += bytes.Count(b, []byte("\n"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	names := make([]string, 0, len(loc))
-	for n := range loc {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, func(a, b string) int { return loc[a] - loc[b] })
-	return names[0], loc
+	return n
 }
 
-// TestTemplateCopyStandsAlone follows docs/new-server.md: it copies the smallest
-// server to a directory outside the workspace, renames its module to
-// example.com/myserver (go mod edit, and every import of the old path), points the
-// replace of github.com/mcpkit/reference at this checkout (the library is not
-// published yet), builds it with GOWORK=off, and runs the binary on stdio: it must
-// answer server/discover with its serverInfo (the version stamped by -ldflags) and
-// capabilities, and exit when stdin closes.
+// TestTemplateCopyStandsAlone follows docs/new-server.md: it copies examples/hello to
+// a directory outside the workspace, renames its module to example.com/myserver (go
+// mod edit, and every import of the old path), points the replace of
+// github.com/mcpkit/reference at this checkout (the library is not published yet),
+// builds it with GOWORK=off, and runs the binary on stdio: it must answer
+// server/discover with its serverInfo (the version stamped by -ldflags) and
+// capabilities, and exit when stdin closes. It also keeps the template small.
 func TestTemplateCopyStandsAlone(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a copy of a server outside the workspace")
+		t.Skip("builds a copy of the template outside the workspace")
 	}
 	root := repoRoot(t)
-	name, loc := smallestCandidate(t, root)
-	t.Logf("lines of non-test Go code: %v; copying servers/%s", loc, name)
+	src := filepath.Join(root, filepath.FromSlash(templateDir))
+	loc := goLines(t, src)
+	t.Logf("%s: %d lines of non-test Go code", templateDir, loc)
+	if loc > templateMaxLines {
+		t.Errorf("%s has %d lines of non-test Go code; the template is meant to stay under %d (docs/new-server.md says about how many)", templateDir, loc, templateMaxLines)
+	}
 
 	work := t.TempDir()
 	dst := filepath.Join(work, "myserver")
-	copyTree(t, filepath.Join(root, "servers", name), dst)
+	copyTree(t, src, dst)
 
-	oldModule := "github.com/mcpkit/reference/servers/" + name
+	oldModule := "github.com/mcpkit/reference/" + templateDir
 	const newModule = "example.com/myserver"
 	goCmd(t, dst, "mod", "edit", "-module", newModule, "-replace", "github.com/mcpkit/reference="+root)
 	rewriteImports(t, dst, oldModule, newModule)
@@ -91,7 +85,7 @@ func TestTemplateCopyStandsAlone(t *testing.T) {
 
 	goCmd(t, dst, "build", "./...")
 	const version = "v9.9.9-template"
-	cmdName := "mcp-server-" + name
+	cmdName := "mcp-server-" + filepath.Base(templateDir)
 	bin := filepath.Join(work, "bin", cmdName)
 	goCmd(t, dst, "build", "-ldflags", "-X "+VersionLDFlag+"="+version, "-o", bin, "./cmd/"+cmdName)
 
@@ -99,7 +93,7 @@ func TestTemplateCopyStandsAlone(t *testing.T) {
 	if err := os.Mkdir(scratch, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	got := discoverOverStdio(t, bin, templateCandidates[name](scratch), work)
+	got := discoverOverStdio(t, bin, templateArgs(scratch), work)
 	want := discoverSummary{
 		Name: cmdName, Version: version, ResultType: "complete",
 		HasTools: true, Supports20260728: true,
