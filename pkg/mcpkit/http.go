@@ -265,7 +265,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeJSONError(w, http.StatusRequestEntityTooLarge, ID{}, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", h.opts.MaxBodyBytes))
+			// The answer goes to this POST whatever its id; the id from the body's first
+			// bytes is added for clients that match answers by id all the same.
+			writeJSONError(w, http.StatusRequestEntityTooLarge, oversizedID(body[:min(len(body), oversizedKeep)], nil), tooLarge(int(h.opts.MaxBodyBytes)))
 			return
 		}
 		writeJSONError(w, http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))

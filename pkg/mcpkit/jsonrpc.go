@@ -257,6 +257,9 @@ func decodeMessage(data []byte) (*message, *Error) {
 	if m.Method == "" && m.ID.IsZero() {
 		return &m, Errorf(CodeInvalidRequest, `invalid request: a message needs a "method" (request or notification) or an "id" (response)`)
 	}
+	if m.Method == "" && m.Result == nil && m.Error == nil {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: a message with an "id" needs a "method" (a request) or a "result" or "error" (a response)`)
+	}
 	if m.Method != "" && (m.Result != nil || m.Error != nil) {
 		return &m, Errorf(CodeInvalidRequest, `invalid request: a request must not carry "result" or "error"`)
 	}

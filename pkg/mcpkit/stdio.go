@@ -116,13 +116,13 @@ type stdioConn struct {
 func (c *stdioConn) readLoop() {
 	limit := c.s.opts.MaxMessageBytes
 	for {
-		line, tooLong, err := readLine(c.br, limit)
+		line, over, err := readLine(c.br, limit)
 		if c.ctx.Err() != nil {
 			return
 		}
 		var job func()
-		if tooLong {
-			_ = c.out.write(encodeResponse(ID{}, nil, Errorf(CodeInvalidRequest, "message too large: the limit is %d bytes", limit)))
+		if over != nil {
+			_ = c.out.write(encodeResponse(oversizedID(over.head, over.tail), nil, tooLarge(limit)))
 		} else if len(line) > 0 {
 			job = c.accept(line)
 		}
@@ -209,22 +209,42 @@ func (s *Server) drain(wg *sync.WaitGroup) {
 }
 
 // readLine reads one newline-terminated line of at most limit bytes. A longer line is
-// consumed and reported as tooLong, so the stream stays in sync.
-func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+// consumed, so the stream stays in sync, and reported as over with its first and last
+// bytes kept (to answer it under its own id).
+func readLine(br *bufio.Reader, limit int) (line []byte, over *oversized, err error) {
 	for {
 		chunk, isPrefix, err := br.ReadLine()
-		if len(line)+len(chunk) > limit {
-			tooLong = true
+		switch {
+		case over != nil:
+			over.add(chunk)
+		case len(line)+len(chunk) > limit:
+			over = &oversized{}
+			over.add(line)
+			over.add(chunk)
 			line = nil
-		} else if !tooLong {
+		default:
 			line = append(line, chunk...)
 		}
-		if err != nil {
-			return line, tooLong, err
+		if err != nil || !isPrefix {
+			return line, over, err
 		}
-		if !isPrefix {
-			return line, tooLong, nil
-		}
+	}
+}
+
+// oversized keeps the two ends of a line too long to read whole.
+type oversized struct{ head, tail []byte }
+
+func (o *oversized) add(b []byte) {
+	if n := min(oversizedKeep-len(o.head), len(b)); n > 0 {
+		o.head = append(o.head, b[:n]...)
+	}
+	if len(b) >= oversizedKeep {
+		o.tail = append(o.tail[:0], b[len(b)-oversizedKeep:]...)
+		return
+	}
+	o.tail = append(o.tail, b...)
+	if len(o.tail) > oversizedKeep {
+		o.tail = append(o.tail[:0], o.tail[len(o.tail)-oversizedKeep:]...)
 	}
 }
 
