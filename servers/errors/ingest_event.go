@@ -484,12 +484,7 @@ func normalizeTags(in []tagPair) []tagPair {
 			continue
 		}
 		seen[k] = true
-		v := strings.ReplaceAll(t.Value, "\n", " ")
-		if IsSecretKey(k) {
-			v = Redacted
-		} else {
-			v = RedactText(v)
-		}
+		v := redactValue(k, strings.ReplaceAll(t.Value, "\n", " "))
 		out = append(out, tagPair{Key: k, Value: capped(v, ingestMaxTagValue)})
 	}
 	return out

@@ -236,7 +236,7 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 		vals := sortedValues(ts)
 		sum := TagSummary{Key: v.text(k, capName), TotalValues: ts.total, UniqueValues: int64(len(ts.values)), TopValues: []TagValue{}}
 		for _, tv := range vals[:min(topTagValues, len(vals))] {
-			sum.TopValues = append(sum.TopValues, viewTagValue(v, tv))
+			sum.TopValues = append(sum.TopValues, v.countedTagValue(k, tv.value, tv.count, tv.first, tv.last))
 		}
 		out.Tags = append(out.Tags, sum)
 	}
@@ -261,10 +261,6 @@ func sortedValues(ts *tagStats) []namedValue {
 		return out[i].value < out[j].value
 	})
 	return out
-}
-
-func viewTagValue(v *viewer, nv namedValue) TagValue {
-	return TagValue{Value: v.text(nv.value, capName), Count: nv.count, FirstSeen: fmtTime(nv.first), LastSeen: fmtTime(nv.last)}
 }
 
 // GetEvent reads one event of an issue from disk.
@@ -354,9 +350,9 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 			Title:       v.secretText(is.title, capTitle),
 			Message:     v.secretText(ev.message, capTitle),
 			Level:       v.text(ev.level, capName),
-			Environment: v.text(pairValue(ev.tags, "environment"), capName),
-			Release:     v.text(pairValue(ev.tags, "release"), capName),
-			User:        v.text(pairValue(ev.tags, "user"), capName),
+			Environment: v.tagValue("environment", pairValue(ev.tags, "environment")),
+			Release:     v.tagValue("release", pairValue(ev.tags, "release")),
+			User:        v.tagValue("user", pairValue(ev.tags, "user")),
 		})
 	}
 	if i >= 0 {
@@ -416,7 +412,7 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	start := min(cur.Offset, len(vals))
 	end := min(start+limit, len(vals))
 	for _, nv := range vals[start:end] {
-		out.Values = append(out.Values, viewTagValue(v, nv))
+		out.Values = append(out.Values, v.countedTagValue(in.Key, nv.value, nv.count, nv.first, nv.last))
 	}
 	if end < len(vals) {
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, Offset: end})

@@ -168,17 +168,22 @@ func redactAny(key string, v any) any {
 	}
 }
 
-// redactPairs redacts a list of key/value pairs in place of copying the policy around.
+// redactValue is the one rule for a value named by a key (a tag, header, query
+// parameter): the whole value when the key looks like a secret, otherwise the inline
+// secrets in it. Every view of a tag value goes through it (viewer.tagValue), on both
+// backends, and so do ingest and the local store's index.
+func redactValue(key, value string) string {
+	if IsSecretKey(key) {
+		return Redacted
+	}
+	return RedactText(value)
+}
+
+// redactPairs redacts a list of key/value pairs with redactValue.
 func redactPairs(pairs []tagPair) []tagPair {
 	out := make([]tagPair, len(pairs))
 	for i, p := range pairs {
-		v := p.Value
-		if IsSecretKey(p.Key) {
-			v = Redacted
-		} else {
-			v = RedactText(v)
-		}
-		out[i] = tagPair{Key: p.Key, Value: v}
+		out[i] = tagPair{Key: p.Key, Value: redactValue(p.Key, p.Value)}
 	}
 	return out
 }

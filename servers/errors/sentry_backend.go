@@ -369,7 +369,7 @@ func (b *SentryBackend) GetIssue(ctx context.Context, in GetIssueInput) (*IssueD
 	for _, t := range tags {
 		sum := TagSummary{Key: v.text(t.Key, capName), TotalValues: int64(t.TotalValues), UniqueValues: int64(t.UniqueValues), TopValues: []TagValue{}}
 		for _, tv := range t.TopValues[:min(topTagValues, len(t.TopValues))] {
-			sum.TopValues = append(sum.TopValues, tv.view(v))
+			sum.TopValues = append(sum.TopValues, tv.view(v, t.Key))
 		}
 		out.Tags = append(out.Tags, sum)
 	}
@@ -475,7 +475,10 @@ func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) 
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"sort": {"-count"}, "per_page": {strconv.Itoa(limit)}}
+	// Sentry's endpoint knows sort=count (times seen, descending), date (last seen) and
+	// age (first seen), all descending; it orders any other value, "-count" included,
+	// by first seen.
+	q := url.Values{"sort": {"count"}, "per_page": {strconv.Itoa(limit)}}
 	if in.Cursor != "" {
 		q.Set("cursor", in.Cursor)
 	}
@@ -496,7 +499,7 @@ func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) 
 		values = values[:limit]
 	}
 	for _, tv := range values {
-		out.Values = append(out.Values, tv.view(v))
+		out.Values = append(out.Values, tv.view(v, in.Key))
 	}
 	if out.NextCursor != "" {
 		out.Cut("more values: call again with cursor set to nextCursor")

@@ -3,6 +3,7 @@ package errorserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,23 +114,122 @@ func (f *fakeSentry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"detail": "Invalid cursor parameter."}`))
 		}
-	case "/api/0/organizations/acme/issues/1001/":
-		serve("issue_1001.json")
-	case "/api/0/organizations/acme/issues/1001/tags/":
-		serve("issue_1001_tags.json")
-	case "/api/0/organizations/acme/issues/1002/events/latest/":
-		serve("event_1002_latest.json")
-	case "/api/0/organizations/acme/issues/1002/events/":
-		w.Header().Set("Link", link("https://sentry.io/api/0/organizations/acme/issues/1002/events/", "1777730281000:0:0", false))
-		serve("issue_1002_events.json")
-	case "/api/0/organizations/acme/issues/1002/tags/environment/":
-		serve("issue_1002_tag_environment.json")
-	case "/api/0/organizations/acme/issues/1002/tags/environment/values/":
-		serve("issue_1002_tag_environment_values.json")
 	default:
-		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte(`{"detail": "The requested resource does not exist"}`))
+		m := fakeIssuePath.FindStringSubmatch(path)
+		if m == nil {
+			notFound(w)
+			return
+		}
+		id, rest := m[1], m[2]
+		switch {
+		case rest == "":
+			f.serveFixture(w, "issue_"+id+".json")
+		case rest == "events/":
+			w.Header().Set("Link", link("https://sentry.io/api/0/organizations/acme/issues/"+id+"/events/", "1777730281000:0:0", false))
+			f.serveFixture(w, "issue_"+id+"_events.json")
+		case rest == "events/latest/":
+			f.serveFixture(w, "event_"+id+"_latest.json")
+		case rest == "tags/":
+			f.serveFixture(w, "issue_"+id+"_tags.json")
+		default:
+			t := fakeTagPath.FindStringSubmatch(rest)
+			if t == nil {
+				notFound(w)
+				return
+			}
+			f.serveTag(w, r, id, t[1], t[2] != "")
+		}
 	}
+}
+
+var (
+	fakeIssuePath = regexp.MustCompile(`^/api/0/organizations/acme/issues/([0-9]+)/(.*)$`)
+	fakeTagPath   = regexp.MustCompile(`^tags/([^/]+)/(values/)?$`)
+)
+
+func notFound(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusNotFound)
+	w.Write([]byte(`{"detail": "The requested resource does not exist"}`))
+}
+
+// serveFixture serves testdata/sentry/name, or 404 as Sentry answers for what does not exist.
+func (f *fakeSentry) serveFixture(w http.ResponseWriter, name string) {
+	b, err := os.ReadFile(filepath.Join("testdata", "sentry", name))
+	if err != nil {
+		notFound(w)
+		return
+	}
+	w.Write(b)
+}
+
+// serveTag answers an issue's tag details (/tags/KEY/) or its values (/tags/KEY/values/)
+// from issue_ID_tag_KEY[_values].json, else from the key's entry in issue_ID_tags.json.
+// Values are ordered as Sentry orders them (see sentryTagValueOrder).
+func (f *fakeSentry) serveTag(w http.ResponseWriter, r *http.Request, issue, key string, values bool) {
+	name := "issue_" + issue + "_tag_" + key
+	if values {
+		name += "_values"
+	}
+	var detail struct {
+		TopValues []map[string]any `json:"topValues"`
+	}
+	var list []map[string]any
+	if b, err := os.ReadFile(filepath.Join("testdata", "sentry", name+".json")); err == nil {
+		if !values {
+			w.Write(b)
+			return
+		}
+		if err := json.Unmarshal(b, &list); err != nil {
+			f.t.Errorf("fixture %s: %v", name, err)
+		}
+	} else {
+		var tags []json.RawMessage
+		if err := json.Unmarshal(fixture(f.t, "issue_"+issue+"_tags.json"), &tags); err != nil {
+			f.t.Errorf("fixture issue_%s_tags.json: %v", issue, err)
+		}
+		found := false
+		for _, raw := range tags {
+			var k struct{ Key string }
+			if json.Unmarshal(raw, &k) == nil && k.Key == key {
+				found = true
+				if !values {
+					w.Write(raw)
+					return
+				}
+				json.Unmarshal(raw, &detail)
+				list = detail.TopValues
+			}
+		}
+		if !found {
+			notFound(w)
+			return
+		}
+	}
+	sentryTagValueOrder(list, r.URL.Query().Get("sort"))
+	b, _ := json.Marshal(list)
+	w.Write(b)
+}
+
+// sentryTagValueOrder orders tag values the way Sentry's "List a Tag's Values for an
+// Issue" endpoint does (GroupTagKeyValuesEndpoint and its Snuba tag store): sort=date
+// by last seen, age by first seen, count by times seen, each descending; any other
+// value ("-count" too) or none becomes order_by "-id", which the tag store serves by
+// first seen, descending.
+func sentryTagValueOrder(list []map[string]any, sort string) {
+	field := map[string]string{"date": "lastSeen", "age": "firstSeen", "count": "count"}[sort]
+	if field == "" {
+		field = "firstSeen"
+	}
+	slices.SortStableFunc(list, func(a, b map[string]any) int {
+		if field == "count" {
+			x, _ := a["count"].(float64)
+			y, _ := b["count"].(float64)
+			return cmpInt(int64(y), int64(x))
+		}
+		x, _ := a[field].(string)
+		y, _ := b[field].(string)
+		return strings.Compare(y, x) // RFC 3339 in UTC: text order is time order
+	})
 }
 
 func newTestSentry(t *testing.T, baseURL string, mod ...func(*SentryConfig)) *SentryBackend {
@@ -342,13 +444,39 @@ func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
 		t.Errorf("tag values (-want +got):\n%s", diff)
 	}
 	for _, u := range fake.seen() {
-		if strings.HasSuffix(u.Path, "/values/") && (u.Query().Get("sort") != "-count" || u.Query().Get("per_page") != "25") {
-			t.Errorf("tag values requested with %v, want sort=-count per_page=25", u.Query())
+		if strings.HasSuffix(u.Path, "/values/") && (u.Query().Get("sort") != "count" || u.Query().Get("per_page") != "25") {
+			t.Errorf("tag values requested with %v, want sort=count (most frequent first) per_page=25", u.Query())
 		}
 	}
 
 	if _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "9999"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing issue: %v, want ErrNotFound", err)
+	}
+}
+
+// TestSentryTagValuesMostFrequentFirst: get_tag_values lists most frequent first on
+// Sentry. Its endpoint orders by times seen only for sort=count; any other value
+// ("-count" included) falls back to first seen, newest first, and the fake orders
+// the same way. The fixture's values are in neither order, and first seen and last
+// seen each order them differently from their counts.
+func TestSentryTagValuesMostFrequentFirst(t *testing.T) {
+	fake, srv := newFakeSentry(t, "")
+	b := newTestSentry(t, srv.URL)
+	tv, err := b.GetTagValues(context.Background(), GetTagValuesInput{IssueID: "1002", Key: "server_name"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range tv.Values {
+		got = append(got, fmt.Sprintf("%s=%d", v.Value, v.Count))
+	}
+	if diff := cmp.Diff([]string{"web-1=200", "web-2=50", "web-3=10"}, got); diff != "" || tv.TotalValues != 260 {
+		t.Errorf("get_tag_values server_name of 1002 (total %d), most frequent first (-want +got):\n%s", tv.TotalValues, diff)
+	}
+	for _, u := range fake.seen() {
+		if strings.HasSuffix(u.Path, "/values/") && u.Query().Get("sort") != "count" {
+			t.Errorf("tag values requested with sort=%q; Sentry orders by count only for sort=count", u.Query().Get("sort"))
+		}
 	}
 }
 

@@ -158,12 +158,14 @@ func (a *apiIssue) view(v *viewer) Issue {
 	}
 }
 
-func (t apiTagValue) view(v *viewer) TagValue {
+// view renders one value of tag key; key is the tag asked for (not the value's own
+// "key" field), so the redaction rule follows what the caller named.
+func (t apiTagValue) view(v *viewer, key string) TagValue {
 	val := string(t.Value)
 	if val == "" {
 		val = string(t.Name)
 	}
-	return TagValue{Value: v.text(val, capName), Count: int64(t.Count), FirstSeen: fmtTime(t.FirstSeen.t), LastSeen: fmtTime(t.LastSeen.t)}
+	return v.countedTagValue(key, val, int64(t.Count), t.FirstSeen.t, t.LastSeen.t)
 }
 
 func (e *apiEvent) eventID() string { return firstNonEmpty(string(e.EventID), string(e.ID)) }
@@ -327,8 +329,8 @@ func (e *apiEvent) summary(v *viewer) EventSummary {
 		Title:       v.secretText(d.Title, capTitle),
 		Message:     v.secretText(firstLine(d.Message), capTitle),
 		Level:       v.text(d.Level, capName),
-		Environment: v.text(d.Environment, capName),
-		Release:     v.text(d.Release, capName),
-		User:        v.text(firstNonEmpty(d.tag("user"), d.User.label()), capName),
+		Environment: v.tagValue("environment", d.Environment),
+		Release:     v.tagValue("release", d.Release),
+		User:        v.tagValue("user", firstNonEmpty(d.tag("user"), d.User.label())),
 	}
 }

@@ -57,6 +57,20 @@ func (v *viewer) text(s string, max int) string {
 // secretText is text that may hold inline secrets: redacted, then cleaned.
 func (v *viewer) secretText(s string, max int) string { return v.text(RedactText(s), max) }
 
+// tagValue renders the value of tag key for a tool result: redacted by redactValue,
+// then cleaned and capped. Every view of a tag value goes through it on both backends
+// (get_event's tags, environment, release and transaction; get_issue's tag summary;
+// get_tag_values; list_issue_events; the issue resource), so no view shows a value
+// that another one redacts.
+func (v *viewer) tagValue(key, value string) string {
+	return v.text(redactValue(key, value), capName)
+}
+
+// countedTagValue is one counted value of tag key (get_issue's summary, get_tag_values).
+func (v *viewer) countedTagValue(key, value string, count int64, first, last time.Time) TagValue {
+	return TagValue{Value: v.tagValue(key, value), Count: count, FirstSeen: fmtTime(first), LastSeen: fmtTime(last)}
+}
+
 // jsonText renders a decoded JSON value (already redacted) compactly for display.
 func (v *viewer) jsonText(x any, max int) string {
 	if s, ok := x.(string); ok {
@@ -129,9 +143,9 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		Level:       v.text(e.Level, capName),
 		Platform:    v.text(e.Platform, capName),
 		Culprit:     v.text(e.Culprit, capName),
-		Transaction: v.text(e.Transaction, capName),
-		Release:     v.text(firstNonEmpty(e.Release, e.tag("release")), capName),
-		Environment: v.text(firstNonEmpty(e.Environment, e.tag("environment")), capName),
+		Transaction: v.tagValue("transaction", e.Transaction),
+		Release:     v.tagValue("release", firstNonEmpty(e.Release, e.tag("release"))),
+		Environment: v.tagValue("environment", firstNonEmpty(e.Environment, e.tag("environment"))),
 	}
 	excs := e.Exceptions
 	if len(excs) > maxExceptions {
@@ -181,14 +195,14 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 	if u := e.User; u != nil && *u != (userData{}) {
 		out.User = &User{ID: v.text(u.ID, capName), Username: v.text(u.Username, capName), Email: v.text(u.Email, capName), IP: v.text(u.IP, capName)}
 	}
-	tags := redactPairs(e.Tags)
+	tags := slices.Clone(e.Tags)
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
 	if len(tags) > maxTags {
 		tags = tags[:maxTags]
 		v.hints = append(v.hints, fmt.Sprintf("tags cut to the first %d by key", maxTags))
 	}
 	for _, t := range tags {
-		out.Tags = append(out.Tags, Tag{Key: v.text(t.Key, capName), Value: v.text(t.Value, capName)})
+		out.Tags = append(out.Tags, Tag{Key: v.text(t.Key, capName), Value: v.tagValue(t.Key, t.Value)})
 	}
 	out.Contexts = v.contexts(e.Contexts)
 	out.Extra = v.anyMap(e.Extra, maxExtra, capExtraValue)
