@@ -20,7 +20,7 @@ const (
 // tool or prompt name or resource URI (Request.Name), the caller's subject when
 // authenticated, duration, outcome, response size, error code, and the client's
 // trace context (trace_id, span_id) when _meta carried a traceparent. It never logs
-// arguments, results or tokens. Install it with Server.Use, or let Serve do it.
+// arguments, results or tokens. Install it with Server.Use, or let serve.Serve do it.
 func AuditMiddleware(logger *slog.Logger) Middleware {
 	return func(next MethodHandler) MethodHandler {
 		return func(ctx context.Context, req *Request) (any, error) {

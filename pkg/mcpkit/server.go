@@ -46,7 +46,7 @@ type ServerOptions struct {
 	// legacy session it includes waiting for the client's answer to an elicitation.
 	ToolTimeout time.Duration
 	// ErrorReporter, when set, receives handler panics and internal errors (for
-	// example NewSentryReporter). It is called on the request's goroutine.
+	// example sentryreport.New). It is called on the request's goroutine.
 	ErrorReporter ErrorReporter
 }
 
@@ -77,7 +77,7 @@ type Server struct {
 	hub      *hub
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
-	// SetStateKey); otherwise Serve may take one from the environment.
+	// SetStateKey); otherwise serve.Serve may take one from the environment.
 	stateKeySet bool
 
 	// started is set once the server has begun serving; changes after that notify.
