@@ -18,7 +18,7 @@
 //     `mcp-server-x --version ARGS...`: the real flag parser then judges values (a
 //     duration that is not one) and stray arguments (a server that takes none), and
 //     --version makes it exit before serving.
-//   - Environment variables are the union of mcpkit.StandardEnv() (the standard
+//   - Environment variables are the union of serve.StandardEnv() (the standard
 //     serve flags' MCP_* variables and the secrets read without a flag), the
 //     "(env NAME" mentions of the -h output (every flag's variable), and a scan of
 //     the Go source the command links from the server's own module (go list -deps,

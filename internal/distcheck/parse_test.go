@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func TestSplitShell(t *testing.T) {
@@ -252,7 +252,7 @@ func TestParseMarkdown(t *testing.T) {
 // flags and flags of every kind.
 func TestParseHelp(t *testing.T) {
 	fs := flag.NewFlagSet("mcp-server-x", flag.ContinueOnError)
-	mcpkit.RegisterServeFlags(fs)
+	serve.RegisterFlags(fs)
 	fs.Bool("allow-writes", false, "writes (env X_ALLOW_WRITES=1)")
 	fs.String("repos", "", "repositories (env X_REPOS; default all)")
 	fs.Duration("timeout", time.Second, "time limit")
@@ -278,7 +278,7 @@ func TestParseHelp(t *testing.T) {
 	if len(flags) != countFlags(fs) {
 		t.Errorf("parsed %d flags, the flag set has %d", len(flags), countFlags(fs))
 	}
-	for _, e := range append([]string{"X_ALLOW_WRITES", "X_REPOS"}, mapValues(mcpkit.ServeFlagEnv)...) {
+	for _, e := range append([]string{"X_ALLOW_WRITES", "X_REPOS"}, mapValues(serve.FlagEnv)...) {
 		if !strings.Contains(strings.Join(env, " "), e) {
 			t.Errorf("env %s not found in the help (found %v)", e, env)
 		}

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 // ServerDir is a server of this repository: servers/<Name> (or the template,
@@ -111,7 +111,7 @@ func BuildServer(ctx context.Context, sd ServerDir, outDir, version string) (*Se
 		return nil, err
 	}
 	s.Env = map[string]bool{}
-	for _, list := range [][]string{mcpkit.StandardEnv(), helpEnv, srcEnv} {
+	for _, list := range [][]string{serve.StandardEnv(), helpEnv, srcEnv} {
 		for _, e := range list {
 			s.Env[e] = true
 		}
@@ -198,7 +198,7 @@ var envShaped = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
 // in a getenv call, a constant, a map of flag variables or a list of alternatives
 // alike), and every string literal passed straight to a function named getenv or
 // lookupEnv in any case (os.Getenv("HOME")). Together with the "(env NAME)" of the
-// flags' help and mcpkit.StandardEnv(), this covers every way the servers read
+// flags' help and serve.StandardEnv(), this covers every way the servers read
 // their environment without following data flow; the cost is that an unrelated
 // upper-case literal in a server would count as a variable, which the servers'
 // sources do not have.

@@ -16,10 +16,10 @@ func Audit(logger *slog.Logger) Observer {
 		attrs := make([]slog.Attr, 0, 10)
 		attrs = append(attrs, slog.String("method", req.Method))
 		if req.Name != "" {
-			attrs = append(attrs, slog.String("name", clipAttr(req.Name)))
+			attrs = append(attrs, slog.String("name", clip(req.Name)))
 		}
 		if req.Subject != "" {
-			attrs = append(attrs, slog.String("subject", clipAttr(req.Subject)))
+			attrs = append(attrs, slog.String("subject", clip(req.Subject)))
 		}
 		attrs = append(attrs,
 			slog.String("outcome", resp.Outcome),
@@ -31,13 +31,4 @@ func Audit(logger *slog.Logger) Observer {
 		attrs = append(attrs, req.traceAttrs()...)
 		logger.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "mcp request", attrs...)
 	}
-}
-
-// clipAttr bounds a caller-chosen value (a tool name, a URI, a subject) before it goes
-// into a log line.
-func clipAttr(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 // syncBuffer is a log destination safe to read while handlers write.
@@ -49,17 +52,17 @@ func (b *syncBuffer) String() string {
 
 func TestAuditLinePerRequest(t *testing.T) {
 	token := "audit-token-" + strings.Repeat("z", 32)
-	st, err := mcpkit.ParseStaticTokens(token + " alice mcp,notes:write")
+	st, err := auth.ParseStaticTokens(token + " alice mcp,notes:write")
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	o := &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{Auth: &mcpkit.AuthOptions{Authorizer: st}}}
-	endpoint, _, entered := holdServiceWith(t, o, func(srv *mcpkit.Server) {
+	o := &serve.Options{Auth: &auth.Options{Verifier: st}}
+	endpoint, _, entered := remotetest.HoldServiceWith(t, o, func(srv *mcpkit.Server) {
 		srv.Observe(mcpkit.Audit(slog.New(slog.NewJSONHandler(logs, nil))))
 	})
-	c := newRemoteClient(t, endpoint)
-	c.token = token
+	c := remotetest.NewClient(t, endpoint)
+	c.Token = token
 	const secret = "SECRET-ARGUMENT-VALUE"
 	const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -77,18 +80,18 @@ func TestAuditLinePerRequest(t *testing.T) {
 	}
 	var sizes []float64
 	for _, cl := range calls {
-		r := c.do(cl.method, cl.params)
-		if r.status != http.StatusOK {
-			t.Fatalf("%s: status %d %s", cl.method, r.status, r.body)
+		r := c.Do(cl.method, cl.params)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%s: status %d %s", cl.method, r.Status, r.Body)
 		}
-		sizes = append(sizes, float64(len(r.body)))
+		sizes = append(sizes, float64(len(r.Body)))
 	}
 	// A call the client abandons is audited as cancelled, with nothing sent.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		resp, err := c.hc.Do(c.request(ctx, "tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}}))
+		resp, err := c.HC.Do(c.Request(ctx, "tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}}))
 		if err == nil {
 			resp.Body.Close()
 		}

@@ -23,14 +23,23 @@
 //		}, func(ctx context.Context, req *mcpkit.Request, in greetIn) (greetOut, error) {
 //			return greetOut{Greeting: "Hello, " + in.Name + "!"}, nil
 //		})
-//		if err := mcpkit.Serve(context.Background(), s, nil); err != nil {
+//		if err := serve.Serve(context.Background(), s, nil); err != nil {
 //			log.Fatal(err)
 //		}
 //	}
 //
-// Serve speaks stdio by default and Streamable HTTP with ServeOptions.HTTPAddr. Both
-// revisions are served at once: a request whose _meta names 2026-07-28 is answered
-// statelessly; a client that sends initialize gets the legacy session semantics.
+// serve.Serve (package serve, the process around a server: signals, health checks,
+// graceful shutdown, the standard flags) speaks stdio by default and Streamable HTTP
+// with serve.Options.HTTPAddr; [Server.ServeStdio] and [Server.HTTPHandler] are the
+// transports themselves. Both revisions are served at once: a request whose _meta
+// names 2026-07-28 is answered statelessly; a client that sends initialize gets the
+// legacy session semantics.
+//
+// What not every server needs lives in packages of its own, so a binary links only
+// what it uses: package auth (OAuth resource server: bearer tokens, Protected
+// Resource Metadata, per-tool scopes; an [HTTPAuthenticator]), package auth/jwt (JWT
+// access tokens, the only importer of a JOSE library), package sentryreport (an
+// [ErrorReporter] for Sentry, the only importer of sentry-go) and package serve.
 //
 // Arguments are checked against the tool's input schema before the handler runs, and
 // a failure is an isError result naming each bad field. mcpkit checks the keywords its

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 type greetIn struct {
@@ -31,7 +32,7 @@ func Example() {
 	stdin := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
 	var stdout strings.Builder
-	if err := mcpkit.Serve(context.Background(), s, &mcpkit.ServeOptions{Stdin: stdin, Stdout: &stdout}); err != nil {
+	if err := serve.Serve(context.Background(), s, &serve.Options{Stdin: stdin, Stdout: &stdout}); err != nil {
 		fmt.Println(err)
 	}
 	fmt.Print(stdout.String())

@@ -24,7 +24,7 @@ type HTTPOptions struct {
 	// is refused with 403 (DNS-rebinding protection).
 	AllowedOrigins []string
 	// AllowedHosts, when set, are the only Host header values accepted (host or
-	// host:port). Serve sets loopback names when it listens on a loopback address.
+	// host:port). serve.Serve sets loopback names when it listens on a loopback address.
 	AllowedHosts []string
 	// MaxBodyBytes bounds a request body (default: the server's MaxMessageBytes).
 	MaxBodyBytes int64
@@ -32,13 +32,11 @@ type HTTPOptions struct {
 	SessionIdleTimeout time.Duration
 	// KeepAlive is the interval of SSE comment lines on long-lived streams (default 15 s).
 	KeepAlive time.Duration
-	// Authenticate, when set, runs before anything else on every request; it returns
-	// the caller's subject and scopes, or an error that has written its own response.
-	Authenticate func(w http.ResponseWriter, r *http.Request) (subject string, scopes []string, ok bool)
-	// Auth, when set, makes the endpoint an OAuth 2.1 resource server (AuthOptions):
-	// bearer tokens verified on every request, 401/403 challenges, per-tool scopes.
-	// It takes precedence over Authenticate.
-	Auth *AuthOptions
+	// Authenticator, when set, checks every request's credentials before anything
+	// else, and the scopes of each tools/call of a tool with Scopes. auth.New makes
+	// the endpoint an OAuth 2.1 resource server (bearer tokens, 401/403 challenges,
+	// per-tool scopes).
+	Authenticator HTTPAuthenticator
 	// MaxConcurrentPerCaller bounds the requests one caller (token subject, or peer
 	// address without authorization) has in flight; more are refused with 429 and
 	// Retry-After, never queued. Listen streams do not count. 0: no limit.
@@ -77,13 +75,6 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if h.opts.StreamLifetime == 0 {
 		h.opts.StreamLifetime = 30 * time.Minute
 	}
-	if h.opts.Auth != nil {
-		a, err := newAuth(h.opts.Auth)
-		if err != nil {
-			panic("mcpkit: invalid HTTPOptions.Auth: " + err.Error())
-		}
-		h.auth = a
-	}
 	h.calls = newCallerLimiter(h.opts.MaxConcurrentPerCaller)
 	h.streams = &streamLimiter{max: h.opts.MaxStreams}
 	s.markLive()
@@ -93,7 +84,6 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 type httpHandler struct {
 	s       *Server
 	opts    HTTPOptions
-	auth    *auth          // nil without authorization
 	calls   *callerLimiter // nil without a per-caller limit
 	streams *streamLimiter
 
@@ -125,19 +115,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := caller{}
-	switch {
-	case h.auth != nil:
-		p, ok := h.auth.authenticate(w, r)
+	if a := h.opts.Authenticator; a != nil {
+		ac, ok := a.Authenticate(w, r)
 		if !ok {
 			return
 		}
-		c = caller{subject: p.Subject, scopes: p.Scopes, expiry: p.Expiry, authed: true}
-	case h.opts.Authenticate != nil:
-		var ok bool
-		if c.subject, c.scopes, ok = h.opts.Authenticate(w, r); !ok {
-			return
-		}
-		c.authed = true
+		c = caller{subject: ac.Subject, scopes: ac.Scopes, expiry: ac.Expiry, authed: true}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -350,7 +333,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 				return perr
 			}
 		}
-		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, m, c) {
+		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
 		if m.Method == "subscriptions/listen" {

@@ -11,11 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func TestConcurrentRequestsPerCallerAreBounded(t *testing.T) {
 	alice, bob := strings.Repeat("a", 32), strings.Repeat("b", 32)
-	st, err := mcpkit.ParseStaticTokens(alice + " alice\n" + bob + " bob")
+	st, err := auth.ParseStaticTokens(alice + " alice\n" + bob + " bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,20 +33,20 @@ func TestConcurrentRequestsPerCallerAreBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: 2}}
+			o := &serve.Options{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: 2}}
 			if tt.auth {
-				o.HTTP.Auth = &mcpkit.AuthOptions{Authorizer: st}
+				o.Auth = &auth.Options{Verifier: st}
 			}
-			endpoint, hold, entered := holdService(t, o)
-			client := func(token string) *remoteClient {
-				c := newRemoteClient(t, endpoint)
-				c.token = token
+			endpoint, hold, entered := remotetest.HoldService(t, o)
+			client := func(token string) *remotetest.Client {
+				c := remotetest.NewClient(t, endpoint)
+				c.Token = token
 				return c
 			}
-			results := make(chan *remoteReply, 2)
+			results := make(chan *remotetest.Reply, 2)
 			for range 2 {
 				go func() {
-					r, err := client(tt.first).try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
+					r, err := client(tt.first).Try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
 					if err != nil {
 						t.Error(err)
 					}
@@ -53,26 +56,26 @@ func TestConcurrentRequestsPerCallerAreBounded(t *testing.T) {
 			<-entered
 			<-entered // both calls are in their handler: the caller is at its limit
 
-			over := client(tt.first).do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}})
-			if over.status != http.StatusTooManyRequests || over.header.Get("Retry-After") != "1" {
-				t.Fatalf("third concurrent call: status %d, Retry-After %q, want 429 and 1", over.status, over.header.Get("Retry-After"))
+			over := client(tt.first).Do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}})
+			if over.Status != http.StatusTooManyRequests || over.Header.Get("Retry-After") != "1" {
+				t.Fatalf("third concurrent call: status %d, Retry-After %q, want 429 and 1", over.Status, over.Header.Get("Retry-After"))
 			}
-			if over.err == nil || !strings.Contains(over.err.Message, "the limit is 2") {
-				t.Errorf("429 without a clear reason: %s", over.body)
+			if over.Err == nil || !strings.Contains(over.Err.Message, "the limit is 2") {
+				t.Errorf("429 without a clear reason: %s", over.Body)
 			}
-			other := client(tt.second).do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}})
-			if got := other.status == http.StatusOK; got != tt.otherGetsIn {
-				t.Errorf("another caller: status %d, want it admitted=%v", other.status, tt.otherGetsIn)
+			other := client(tt.second).Do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}})
+			if got := other.Status == http.StatusOK; got != tt.otherGetsIn {
+				t.Errorf("another caller: status %d, want it admitted=%v", other.Status, tt.otherGetsIn)
 			}
 
 			close(hold)
 			for range 2 {
-				if r := <-results; r == nil || r.tool(t).text() != "released" {
+				if r := <-results; r == nil || r.Tool(t).Text() != "released" {
 					t.Fatalf("a held call did not complete: %+v", r)
 				}
 			}
-			if r := client(tt.first).do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}}); r.status != http.StatusOK {
-				t.Errorf("after the calls finished: status %d, want 200", r.status)
+			if r := client(tt.first).Do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}}); r.Status != http.StatusOK {
+				t.Errorf("after the calls finished: status %d, want 200", r.Status)
 			}
 		})
 	}
@@ -82,7 +85,7 @@ func TestConcurrentRequestsPerCallerAreBounded(t *testing.T) {
 // elicitation with a POST while its tool call still holds the caller's only slot.
 // Only requests count against the limit, so the answer gets through.
 func TestLegacyElicitationAnswerIsNotLimited(t *testing.T) {
-	endpoint, _, _ := holdService(t, &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: 1}})
+	endpoint, _, _ := remotetest.HoldService(t, &serve.Options{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: 1}})
 	client := mcp.NewClient(&mcp.Implementation{Name: "limit-test", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
@@ -107,27 +110,27 @@ func TestLegacyElicitationAnswerIsNotLimited(t *testing.T) {
 
 func TestListenStreamsAreBounded(t *testing.T) {
 	t.Run("number", func(t *testing.T) {
-		endpoint, _, _ := holdService(t, &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{MaxStreams: 1}})
-		c := newRemoteClient(t, endpoint)
-		st := c.listen(map[string]any{"toolsListChanged": true})
-		if ev := st.next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
+		endpoint, _, _ := remotetest.HoldService(t, &serve.Options{HTTP: mcpkit.HTTPOptions{MaxStreams: 1}})
+		c := remotetest.NewClient(t, endpoint)
+		st := c.Listen(map[string]any{"toolsListChanged": true})
+		if ev := st.Next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
 			t.Fatalf("first stream: %v", ev)
 		}
-		r := c.do("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
-		if r.status != http.StatusTooManyRequests || !strings.Contains(r.err.Message, "too many open streams") {
-			t.Fatalf("second stream: status %d %s, want 429", r.status, r.body)
+		r := c.Do("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+		if r.Status != http.StatusTooManyRequests || !strings.Contains(r.Err.Message, "too many open streams") {
+			t.Fatalf("second stream: status %d %s, want 429", r.Status, r.Body)
 		}
-		if r := c.do("tools/list", nil); r.status != http.StatusOK {
-			t.Errorf("ordinary requests are not streams: status %d", r.status)
+		if r := c.Do("tools/list", nil); r.Status != http.StatusOK {
+			t.Errorf("ordinary requests are not streams: status %d", r.Status)
 		}
-		st.cancel()
-		for range st.events {
+		st.Cancel()
+		for range st.Events {
 		}
 		// The slot is free once the first stream's handler has returned; poll (bounded)
 		// rather than assume when that is.
 		for i := 0; ; i++ {
 			ctx, cancel := context.WithCancel(context.Background())
-			resp, err := c.hc.Do(c.request(ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+			resp, err := c.HC.Do(c.Request(ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,15 +146,15 @@ func TestListenStreamsAreBounded(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
-	expiring := mcpkit.AuthorizerFunc(func(ctx context.Context, token string) (*mcpkit.Principal, error) {
-		return &mcpkit.Principal{Subject: "short-lived", Expiry: time.Now().Add(50 * time.Millisecond)}, nil
+	expiring := auth.VerifierFunc(func(ctx context.Context, token string) (*auth.Principal, error) {
+		return &auth.Principal{Subject: "short-lived", Expiry: time.Now().Add(50 * time.Millisecond)}, nil
 	})
 	for _, tt := range []struct {
 		name string
-		o    *mcpkit.ServeOptions
+		o    *serve.Options
 	}{
-		{"lifetime", &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{StreamLifetime: 50 * time.Millisecond}}},
-		{"token expiry", &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{Auth: &mcpkit.AuthOptions{Authorizer: expiring}}}},
+		{"lifetime", &serve.Options{HTTP: mcpkit.HTTPOptions{StreamLifetime: 50 * time.Millisecond}}},
+		{"token expiry", &serve.Options{Auth: &auth.Options{Verifier: expiring}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) { streamEndsWithCompletion(t, tt.o) })
 	}
@@ -159,28 +162,28 @@ func TestListenStreamsAreBounded(t *testing.T) {
 
 // streamEndsWithCompletion opens a listen stream that the server must end by
 // itself, gracefully: with its completion result.
-func streamEndsWithCompletion(t *testing.T, o *mcpkit.ServeOptions) {
+func streamEndsWithCompletion(t *testing.T, o *serve.Options) {
 	t.Helper()
-	endpoint, _, _ := holdService(t, o)
-	c := newRemoteClient(t, endpoint)
-	c.token = "any-token"
-	st := c.listen(map[string]any{"toolsListChanged": true})
-	if ev := st.next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
+	endpoint, _, _ := remotetest.HoldService(t, o)
+	c := remotetest.NewClient(t, endpoint)
+	c.Token = "any-token"
+	st := c.Listen(map[string]any{"toolsListChanged": true})
+	if ev := st.Next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first event: %v", ev)
 	}
-	end := st.next(t)
+	end := st.Next(t)
 	res, _ := end["result"].(map[string]any)
 	meta, _ := res["_meta"].(map[string]any)
 	if res["resultType"] != "complete" || meta["io.modelcontextprotocol/subscriptionId"] == nil {
 		t.Fatalf("a stream past its lifetime ended with %v, want its completion result", end)
 	}
-	if _, open := <-st.events; open {
+	if _, open := <-st.Events; open {
 		t.Error("the stream went on after its completion result")
 	}
 }
 
 func TestToolTimeoutAnswersIsError(t *testing.T) {
-	s2 := mcpkit.NewServer(mcpkit.Implementation{Name: "t", Version: "1"}, &mcpkit.ServerOptions{ToolTimeout: 20 * time.Millisecond, Logger: discard()})
+	s2 := mcpkit.NewServer(mcpkit.Implementation{Name: "t", Version: "1"}, &mcpkit.ServerOptions{ToolTimeout: 20 * time.Millisecond, Logger: remotetest.Discard()})
 	mcpkit.AddTool(s2, &mcpkit.Tool{Name: "hold", Description: "Waits for its context."},
 		func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
 			<-ctx.Done()
@@ -190,14 +193,14 @@ func TestToolTimeoutAnswersIsError(t *testing.T) {
 		func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
 			return &mcpkit.CallToolResult{Content: []mcpkit.Content{mcpkit.TextContent("done")}}, nil
 		})
-	srv2 := httptest.NewServer(mustService(t, s2, nil))
+	srv2 := httptest.NewServer(remotetest.Service(t, s2, nil))
 	defer srv2.Close()
-	c := newRemoteClient(t, srv2.URL+"/mcp")
-	tr := c.do("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}}).tool(t)
-	if !tr.IsError || !strings.Contains(tr.text(), "did not finish within 20ms") {
-		t.Fatalf("a call past the limit answered %q (isError %v)", tr.text(), tr.IsError)
+	c := remotetest.NewClient(t, srv2.URL+"/mcp")
+	tr := c.Do("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}}).Tool(t)
+	if !tr.IsError || !strings.Contains(tr.Text(), "did not finish within 20ms") {
+		t.Fatalf("a call past the limit answered %q (isError %v)", tr.Text(), tr.IsError)
 	}
-	if tr := c.do("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}}).tool(t); tr.IsError || tr.text() != "done" {
-		t.Errorf("a quick call answered %q", tr.text())
+	if tr := c.Do("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}}).Tool(t); tr.IsError || tr.Text() != "done" {
+		t.Errorf("a quick call answered %q", tr.Text())
 	}
 }

@@ -126,7 +126,7 @@ func (s *Server) NotifyResourceUpdated(uri string) {
 func (s *Server) Listeners() int { return s.hub.count() }
 
 // Shutdown ends listen streams gracefully (each gets its completion result). Transports
-// call it when they stop; Serve calls it on SIGINT/SIGTERM.
+// call it when they stop; serve.Serve calls it on SIGINT/SIGTERM.
 func (s *Server) Shutdown() { s.hub.shutdown() }
 
 type listenResult struct {

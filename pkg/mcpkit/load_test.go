@@ -7,28 +7,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
-
-// loadRequest is a prebuilt tools/call of "add" (a+b), so the load generator spends
-// its time on the server rather than on encoding.
-func loadRequest(url string, id, a, b int) *http.Request {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%d},`+
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id, a, b)
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "add")
-	return req
-}
 
 // settle waits (bounded) for goroutines to wind down to at most want, then returns
 // the count: connection goroutines end shortly after their connection closes.
@@ -59,8 +46,8 @@ func TestLoadOneInstance(t *testing.T) {
 	if testing.Short() || underRace {
 		total = 5000
 	}
-	s := remoteServer(nil, nil, nil)
-	srv := httptest.NewServer(mustService(t, s, &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: clients}}))
+	s := remotetest.Server(nil, nil, nil)
+	srv := httptest.NewServer(remotetest.Service(t, s, &serve.Options{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: clients}}))
 	defer srv.Close()
 	url := srv.URL + "/mcp"
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxIdleConns: clients}
@@ -83,7 +70,7 @@ func TestLoadOneInstance(t *testing.T) {
 				if i > total {
 					return
 				}
-				resp, err := hc.Do(loadRequest(url, i, i, 1))
+				resp, err := hc.Do(remotetest.LoadRequest(url, i, i, 1))
 				if err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
@@ -133,7 +120,7 @@ func TestLoad429OnlyBelowTheOfferedLoad(t *testing.T) {
 	const clients = 64
 	for _, limit := range []int{0, clients, 100, 8} {
 		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
-			endpoint, hold, entered := holdService(t, &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: limit}})
+			endpoint, hold, entered := remotetest.HoldService(t, &serve.Options{HTTP: mcpkit.HTTPOptions{MaxConcurrentPerCaller: limit}})
 			admitted := clients
 			if limit > 0 && limit < clients {
 				admitted = limit
@@ -141,13 +128,13 @@ func TestLoad429OnlyBelowTheOfferedLoad(t *testing.T) {
 			statuses := make(chan int, clients)
 			for range clients {
 				go func() {
-					r, err := newRemoteClient(t, endpoint).try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
+					r, err := remotetest.NewClient(t, endpoint).Try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
 					if err != nil {
 						t.Error(err)
 						statuses <- 0
 						return
 					}
-					statuses <- r.status
+					statuses <- r.Status
 				}()
 			}
 			for range admitted {

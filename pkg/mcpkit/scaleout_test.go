@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
 )
 
 // instance is one server process of the deployment, as the proxy sees it.
@@ -33,14 +34,14 @@ type instance struct {
 	served atomic.Int32 // requests it started to serve
 }
 
-// startInstances starts n instances of remoteServer sharing key. Each marks its
+// startInstances starts n instances of remotetest.Server sharing key. Each marks its
 // responses with X-Instance so the test knows who served what.
 func startInstances(t *testing.T, n int, key []byte) []*instance {
 	t.Helper()
 	out := make([]*instance, n)
 	for i := range out {
-		in := &instance{s: remoteServer(key, nil, nil)}
-		h := mustService(t, in.s, nil)
+		in := &instance{s: remotetest.Server(key, nil, nil)}
+		h := remotetest.Service(t, in.s, nil)
 		in.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			in.served.Add(1)
 			w.Header().Set("X-Instance", strconv.Itoa(i))
@@ -129,7 +130,7 @@ func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 	key := bytes.Repeat([]byte("k"), 32)
 	ins := startInstances(t, 3, key)
 	proxy, _ := startProxy(t, ins)
-	c := newRemoteClient(t, proxy.URL+"/mcp")
+	c := remotetest.NewClient(t, proxy.URL+"/mcp")
 
 	// Lists: consecutive requests land on every instance and get identical answers.
 	checkListsIdentical := func(wantTools int) {
@@ -137,15 +138,15 @@ func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 		seen := map[string]bool{}
 		var first json.RawMessage
 		for range 3 {
-			r := c.do("tools/list", nil)
-			if r.status != 200 || r.err != nil {
-				t.Fatalf("tools/list: %d %v", r.status, r.err)
+			r := c.Do("tools/list", nil)
+			if r.Status != 200 || r.Err != nil {
+				t.Fatalf("tools/list: %d %v", r.Status, r.Err)
 			}
-			seen[r.header.Get("X-Instance")] = true
+			seen[r.Header.Get("X-Instance")] = true
 			if first == nil {
-				first = r.result
-			} else if !bytes.Equal(first, r.result) {
-				t.Fatalf("tools/list differs between instances:\n%s\n%s", first, r.result)
+				first = r.Result
+			} else if !bytes.Equal(first, r.Result) {
+				t.Fatalf("tools/list differs between instances:\n%s\n%s", first, r.Result)
 			}
 		}
 		if len(seen) != 3 {
@@ -158,53 +159,53 @@ func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 	}
 	checkListsIdentical(3)
 
-	if tr := c.do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 20, "b": 22}}).tool(t); tr.text() != `{"sum":42}` {
-		t.Fatalf("add answered %q", tr.text())
+	if tr := c.Do("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 20, "b": 22}}).Tool(t); tr.Text() != `{"sum":42}` {
+		t.Fatalf("add answered %q", tr.Text())
 	}
 
 	// A multi-round-trip elicitation: the retry lands on another instance, which
 	// verifies the state the first one signed.
-	r1 := c.do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}})
-	first := r1.tool(t)
+	r1 := c.Do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}})
+	first := r1.Tool(t)
 	if first.ResultType != "input_required" || first.RequestState == "" || first.InputRequests["ok"] == nil {
-		t.Fatalf("first round: %s", r1.result)
+		t.Fatalf("first round: %s", r1.Result)
 	}
 	answer := map[string]any{"ok": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}
 	retry := map[string]any{"name": "confirm", "arguments": map[string]any{}, "inputResponses": answer, "requestState": first.RequestState}
-	r2 := c.do("tools/call", retry)
-	if got := r2.tool(t).text(); got != "confirmed: accept true" {
+	r2 := c.Do("tools/call", retry)
+	if got := r2.Tool(t).Text(); got != "confirmed: accept true" {
 		t.Fatalf("retry answered %q", got)
 	}
-	i1, i2 := r1.header.Get("X-Instance"), r2.header.Get("X-Instance")
+	i1, i2 := r1.Header.Get("X-Instance"), r2.Header.Get("X-Instance")
 	if i1 == "" || i1 == i2 {
 		t.Fatalf("the retry was served by instance %q, the first call by %q: they must differ", i2, i1)
 	}
 	t.Logf("elicitation: first round on instance %s, retry on instance %s", i1, i2)
 	// Control: an instance with another key refuses that state, so the shared key is
 	// what made the retry work.
-	stranger := httptest.NewServer(mustService(t, remoteServer(bytes.Repeat([]byte("x"), 32), nil, nil), nil))
+	stranger := httptest.NewServer(remotetest.Service(t, remotetest.Server(bytes.Repeat([]byte("x"), 32), nil, nil), nil))
 	defer stranger.Close()
-	sr := newRemoteClient(t, stranger.URL+"/mcp").do("tools/call", retry)
-	if sr.err == nil || !strings.Contains(sr.err.Message, "signature does not verify") {
-		t.Fatalf("an instance with another key accepted the state: %s", sr.body)
+	sr := remotetest.NewClient(t, stranger.URL+"/mcp").Do("tools/call", retry)
+	if sr.Err == nil || !strings.Contains(sr.Err.Message, "signature does not verify") {
+		t.Fatalf("an instance with another key accepted the state: %s", sr.Body)
 	}
 
 	// A listen stream on one instance hears about changes. The backend changes for
 	// every instance alike (each watches the same system), so each instance updates
 	// its tool list and notifies its own listeners.
-	st := c.listen(map[string]any{"toolsListChanged": true})
-	ack := st.next(t)
+	st := c.Listen(map[string]any{"toolsListChanged": true})
+	ack := st.Next(t)
 	if ack["method"] != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first listen event: %v", ack)
 	}
-	host, _ := strconv.Atoi(st.resp.Header.Get("X-Instance"))
+	host, _ := strconv.Atoi(st.Resp.Header.Get("X-Instance"))
 	for _, in := range ins {
 		mcpkit.AddTool(in.s, &mcpkit.Tool{Name: "report", Description: "Added while serving.", Annotations: mcpkit.ReadOnly()},
 			func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
 				return mcpkit.ToolError("not yet"), nil
 			})
 	}
-	if ev := st.next(t); ev["method"] != "notifications/tools/list_changed" {
+	if ev := st.Next(t); ev["method"] != "notifications/tools/list_changed" {
 		t.Fatalf("listen stream on instance %d got %v, want tools/list_changed", host, ev)
 	}
 	checkListsIdentical(4)
@@ -224,15 +225,15 @@ func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wc := newRemoteClient(t, proxy.URL+"/mcp")
+			wc := remotetest.NewClient(t, proxy.URL+"/mcp")
 			for i := range perWorker {
-				r, err := wc.try("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": w, "b": i}})
-				ok := err == nil && r.status == 200 && r.err == nil && strings.Contains(string(r.result), fmt.Sprintf(`"structuredContent":{"sum":%d}`, w+i))
+				r, err := wc.Try("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": w, "b": i}})
+				ok := err == nil && r.Status == 200 && r.Err == nil && strings.Contains(string(r.Result), fmt.Sprintf(`"structuredContent":{"sum":%d}`, w+i))
 				switch {
-				case ok && r.header.Get("X-Proxy-Retried") != "":
+				case ok && r.Header.Get("X-Proxy-Retried") != "":
 					retriedOK.Add(1)
 				case ok:
-				case err == nil && r.header.Get("X-Proxy-Error") == "broken after sending: not retried":
+				case err == nil && r.Header.Get("X-Proxy-Error") == "broken after sending: not retried":
 					inFlightLost.Add(1)
 				default:
 					mu.Lock()
@@ -267,11 +268,11 @@ func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 		func(ctx context.Context, req *mcpkit.Request, in struct{}) (*mcpkit.CallToolResult, error) {
 			return nil, nil
 		})
-	if ev := st.next(t); ev["method"] != "notifications/tools/list_changed" {
+	if ev := st.Next(t); ev["method"] != "notifications/tools/list_changed" {
 		t.Fatalf("after the kill the stream got %v", ev)
 	}
 	ins[host].s.Shutdown()
-	end := st.next(t)
+	end := st.Next(t)
 	res, _ := end["result"].(map[string]any)
 	if res == nil || res["resultType"] != "complete" {
 		t.Fatalf("the stream ended with %v, want its completion result", end)

@@ -47,7 +47,7 @@ type ServerOptions struct {
 	// legacy session it includes waiting for the client's answer to an elicitation.
 	ToolTimeout time.Duration
 	// ErrorReporter, when set, receives handler panics and internal errors (for
-	// example NewSentryReporter). It is called on the request's goroutine.
+	// example sentryreport.New). It is called on the request's goroutine.
 	ErrorReporter ErrorReporter
 }
 
@@ -79,7 +79,7 @@ type Server struct {
 	hub      *hub
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
-	// SetStateKey); otherwise Serve may take one from the environment.
+	// SetStateKey); otherwise serve.Serve may take one from the environment.
 	stateKeySet bool
 
 	// live is set once the server has begun serving; registry changes after that notify.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity"}
@@ -205,7 +205,7 @@ func TestReadServer(t *testing.T) {
 
 	t.Run("readyz pings the database", func(t *testing.T) {
 		db2 := openDB(t, d.URL, Options{})
-		h, err := s.HTTPService(&mcpkit.ServeOptions{Ready: db2.Ping})
+		h, err := serve.HTTPService(s, &serve.Options{Ready: db2.Ping})
 		if err != nil {
 			t.Fatal(err)
 		}

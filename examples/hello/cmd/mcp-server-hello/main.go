@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpkit/reference/examples/hello"
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func main() {
@@ -26,17 +27,17 @@ func main() {
 	}
 }
 
-// flagEnv pairs this server's own flags with their environment variables. (The
-// standard serve flags, --http and the rest, read their MCP_* variables: see
-// mcpkit.RegisterServeFlags.)
-var flagEnv = [][2]string{{"dir", "HELLO_NOTES_DIR"}, {"allow-writes", "HELLO_ALLOW_WRITES"}}
+// flagEnv pairs this server's own flags with their environment variables, applied
+// with serve.EnvFlags: a flag given on the command line wins. (The standard serve
+// flags, --http and the rest, read their MCP_* variables: see serve.RegisterFlags.)
+var flagEnv = map[string]string{"dir": "HELLO_NOTES_DIR", "allow-writes": "HELLO_ALLOW_WRITES"}
 
 // run is main without the process: arguments, environment and streams in, an error
 // out.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-server-hello", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sf := mcpkit.RegisterServeFlags(fs)
+	sf := serve.RegisterFlags(fs)
 	dir := fs.String("dir", "", "directory of the notes, one NAME.md file each (env HELLO_NOTES_DIR)")
 	allowWrites := fs.Bool("allow-writes", false, "register write_note; the user confirms each change (env HELLO_ALLOW_WRITES)")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -50,7 +51,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mcp-server-hello", mcpkit.Version)
 		return nil
 	}
-	if err := applyEnv(fs, getenv); err != nil {
+	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
 		return err
 	}
 	if *dir == "" {
@@ -61,28 +62,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return fmt.Errorf("the notes directory: %w", err)
 	}
 	defer root.Close()
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("configured", "dir", *dir, "allowWrites", *allowWrites)
 	opts.Stdin, opts.Stdout = stdin, stdout
-	return mcpkit.Serve(ctx, hello.New(hello.Config{Notes: root, AllowWrites: *allowWrites, Logger: logger}), opts)
-}
-
-// applyEnv sets each flag of flagEnv that was not given on the command line from its
-// variable, through the flag's own parser, so a bad value is reported naming the
-// variable. TODO(lead): replace with the serve package's env→flag helper.
-func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, fe := range flagEnv {
-		if v := getenv(fe[1]); v != "" && !given[fe[0]] {
-			if err := fs.Set(fe[0], v); err != nil {
-				return fmt.Errorf("%s=%q: %v", fe[1], v, err)
-			}
-		}
-	}
-	return nil
+	return serve.Serve(ctx, hello.New(hello.Config{Notes: root, AllowWrites: *allowWrites, Logger: logger}), opts)
 }

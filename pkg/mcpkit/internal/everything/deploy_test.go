@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 type k8sProbe struct {
@@ -206,7 +207,7 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 
 	// Every environment variable is one the server reads; secret references resolve.
-	known := mcpkit.StandardEnv()
+	known := serve.StandardEnv()
 	env := map[string]string{}
 	for _, e := range c.Env {
 		if !slices.Contains(known, e.Name) {
@@ -225,10 +226,10 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 		env[e.Name] = e.Value
 	}
-	if _, ok := env[mcpkit.EnvStateKey]; !ok {
-		t.Errorf("the Deployment does not set %s: replicas could not verify each other's requestState", mcpkit.EnvStateKey)
+	if _, ok := env[serve.EnvStateKey]; !ok {
+		t.Errorf("the Deployment does not set %s: replicas could not verify each other's requestState", serve.EnvStateKey)
 	}
-	if _, err := mcpkit.ParseStateKey([]byte(env[mcpkit.EnvStateKey])); err == nil {
+	if _, err := serve.ParseStateKey([]byte(env[serve.EnvStateKey])); err == nil {
 		t.Errorf("the Secret's placeholder state key is usable: it must be refused so that no one deploys it")
 	}
 
@@ -248,21 +249,21 @@ func TestKubernetesManifests(t *testing.T) {
 
 	// Configure the server as the Pod would be (the operator's secret in place of the
 	// placeholder) and probe what the kubelet and clients reach.
-	for _, name := range mcpkit.StandardEnv() {
+	for _, name := range serve.StandardEnv() {
 		t.Setenv(name, "")
 	}
-	env[mcpkit.EnvStateKey] = "c3RhdGUta2V5LWZvci10aGUtZGVwbG95bWVudC10ZXN0LTEyMzQ1Njc4"
+	env[serve.EnvStateKey] = "c3RhdGUta2V5LWZvci10aGUtZGVwbG95bWVudC10ZXN0LTEyMzQ1Njc4"
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		t.Fatalf("the server refuses the Pod's configuration: %v", err)
 	}
-	if opts.HTTP.Auth == nil || opts.HTTP.Auth.Resource != env["MCP_AUTH_RESOURCE"] || len(opts.StateKey) < mcpkit.MinStateKeyBytes {
+	if opts.Auth == nil || opts.Auth.Resource != env["MCP_AUTH_RESOURCE"] || len(opts.StateKey) < mcpkit.MinStateKeyBytes {
 		t.Fatalf("the Pod's configuration did not turn on authorization and the shared key: %+v", opts)
 	}
-	h, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil))).HTTPService(opts)
+	h, err := serve.HTTPService(newServer(slog.New(slog.NewTextHandler(io.Discard, nil))), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@ import (
 	"os"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func main() {
@@ -31,21 +34,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "everything", mcpkit.Version)
 		return nil
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
 	opts.Stdin, opts.Stdout = stdin, stdout
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	return mcpkit.Serve(ctx, newServer(logger), opts)
+	return serve.Serve(ctx, newServer(logger), opts)
 }
 
-// newFlags defines the command line: mcpkit's standard serve flags (--http ADDR and
-// the remote-deployment flags, each with its MCP_* environment variable) and --version.
-func newFlags(stderr io.Writer) (*flag.FlagSet, *mcpkit.ServeFlags, *bool) {
+// newFlags defines the command line: the standard flags of package serve (--http
+// ADDR and the remote-deployment flags, each with its MCP_* environment variable,
+// JWT verification and Sentry reporting included, as the servers have them) and
+// --version.
+func newFlags(stderr io.Writer) (*flag.FlagSet, *serve.Flags, *bool) {
 	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sf := mcpkit.RegisterServeFlags(fs)
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
+	sf.Reporter = sentryreport.FromEnv
 	version := fs.Bool("version", false, "print the version and exit")
 	return fs, sf, version
 }

@@ -36,29 +36,24 @@ var flagEnv = map[string]string{
 	"max-age":    "ERRORS_MAX_AGE",
 }
 
-// flags are this server's own settings, as given (flag, else environment, else default).
+// flags are this server's own settings, as given (flag, else environment, else
+// default: serve.EnvFlags applies flagEnv after parsing).
 type flags struct {
 	backend, sentryURL, sentryOrg             string
 	ingest, dataDir, dsnKey, maxBytes, maxAge string
 }
 
-func registerFlags(fs *flag.FlagSet, getenv func(string) string) *flags {
+func registerFlags(fs *flag.FlagSet) *flags {
 	f := &flags{}
-	env := func(name, def string) string {
-		if v := strings.TrimSpace(getenv(flagEnv[name])); v != "" {
-			return v
-		}
-		return def
-	}
 	help := func(name, text string) string { return text + " (env " + flagEnv[name] + ")" }
-	fs.StringVar(&f.backend, "backend", env("backend", ""), help("backend", "where errors come from: sentry (the Sentry API; needs SENTRY_AUTH_TOKEN) or local (an embedded store Sentry SDKs send to); default sentry when SENTRY_AUTH_TOKEN is set, else local"))
-	fs.StringVar(&f.sentryURL, "sentry-url", env("sentry-url", ""), help("sentry-url", "Sentry base URL: https://sentry.io, a regional host such as https://de.sentry.io, or a self-hosted server (default https://sentry.io)"))
-	fs.StringVar(&f.sentryOrg, "sentry-org", env("sentry-org", ""), help("sentry-org", "default Sentry organization slug (default: the token's only organization)"))
-	fs.StringVar(&f.ingest, "ingest", env("ingest", defaultIngestAddr), help("ingest", "local: address the ingest endpoint for Sentry SDKs listens on (port 0 picks a free port; the DSN is logged)"))
-	fs.StringVar(&f.dataDir, "data", env("data", ""), help("data", "local: directory the events are kept in (default: a per-user data directory such as ~/.local/share/mcp-server-errors)"))
-	fs.StringVar(&f.dsnKey, "dsn-key", env("dsn-key", ""), help("dsn-key", "local: the DSN public key SDKs must send (default: generated once and kept in the data directory)"))
-	fs.StringVar(&f.maxBytes, "max-bytes", env("max-bytes", defaultMaxBytes), help("max-bytes", "local: drop the oldest events while the store is larger than this, such as 500MiB or 2GB (0: no limit)"))
-	fs.StringVar(&f.maxAge, "max-age", env("max-age", defaultMaxAge), help("max-age", "local: drop events older than this, such as 72h or 30d or 2w (0: no limit)"))
+	fs.StringVar(&f.backend, "backend", "", help("backend", "where errors come from: sentry (the Sentry API; needs SENTRY_AUTH_TOKEN) or local (an embedded store Sentry SDKs send to); default sentry when SENTRY_AUTH_TOKEN is set, else local"))
+	fs.StringVar(&f.sentryURL, "sentry-url", "", help("sentry-url", "Sentry base URL: https://sentry.io, a regional host such as https://de.sentry.io, or a self-hosted server (default https://sentry.io)"))
+	fs.StringVar(&f.sentryOrg, "sentry-org", "", help("sentry-org", "default Sentry organization slug (default: the token's only organization)"))
+	fs.StringVar(&f.ingest, "ingest", defaultIngestAddr, help("ingest", "local: address the ingest endpoint for Sentry SDKs listens on (port 0 picks a free port; the DSN is logged)"))
+	fs.StringVar(&f.dataDir, "data", "", help("data", "local: directory the events are kept in (default: a per-user data directory such as ~/.local/share/mcp-server-errors)"))
+	fs.StringVar(&f.dsnKey, "dsn-key", "", help("dsn-key", "local: the DSN public key SDKs must send (default: generated once and kept in the data directory)"))
+	fs.StringVar(&f.maxBytes, "max-bytes", defaultMaxBytes, help("max-bytes", "local: drop the oldest events while the store is larger than this, such as 500MiB or 2GB (0: no limit)"))
+	fs.StringVar(&f.maxAge, "max-age", defaultMaxAge, help("max-age", "local: drop events older than this, such as 72h or 30d or 2w (0: no limit)"))
 	return f
 }
 

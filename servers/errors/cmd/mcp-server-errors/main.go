@@ -14,6 +14,9 @@ import (
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	errorserver "github.com/mcpkit/reference/servers/errors"
 )
 
@@ -29,14 +32,17 @@ func main() {
 }
 
 // run is main without the process: arguments, environment and streams in, an error
-// out. Every flag of this server has an environment variable; a flag given on the
-// command line wins. (The standard serve flags, --http and the rest, read their MCP_*
-// variables from the process environment: see mcpkit.RegisterServeFlags.)
+// out. Every flag of this server has an environment variable (flagEnv, applied with
+// serve.EnvFlags); a flag given on the command line wins. (The standard serve flags,
+// --http and the rest, read their MCP_* variables from the process environment: see
+// serve.RegisterFlags.)
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-server-errors", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sf := mcpkit.RegisterServeFlags(fs)
-	f := registerFlags(fs, getenv)
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
+	sf.Reporter = sentryreport.FromEnv
+	f := registerFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -48,12 +54,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mcp-server-errors", mcpkit.Version)
 		return nil
 	}
+	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
+		return err
+	}
 	token := strings.TrimSpace(getenv("SENTRY_AUTH_TOKEN"))
 	kind, err := f.backendKind(fs, token)
 	if err != nil {
 		return err
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
@@ -68,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		logger.Info("backend: Sentry", "url", backend.BaseURL(), "organization", f.sentryOrg)
-		return mcpkit.Serve(ctx, errorserver.New(errorserver.Config{Logger: logger}, backend), opts)
+		return serve.Serve(ctx, errorserver.New(errorserver.Config{Logger: logger}, backend), opts)
 	}
 
 	local, err := f.localSettings(getenv)
@@ -91,6 +100,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		case <-ctx.Done():
 		}
 	}()
-	serveErr := mcpkit.Serve(ctx, s, opts)
+	serveErr := serve.Serve(ctx, s, opts)
 	return errors.Join(serveErr, st.stop(logger))
 }

@@ -100,7 +100,7 @@ func errString(err error) string {
 
 func TestDefaults(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	f := registerFlags(fs, env(nil))
+	f := registerFlags(fs)
 	got := map[string]string{}
 	for _, n := range []string{"backend", "ingest", "data", "dsn-key", "max-bytes", "max-age", "sentry-url", "sentry-org"} {
 		got[n] = fs.Lookup(n).DefValue

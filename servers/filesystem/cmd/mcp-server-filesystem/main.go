@@ -12,21 +12,30 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	filesystem "github.com/mcpkit/reference/servers/filesystem"
 )
 
 // Environment variables of the server's own settings (the standard serve flags have
-// theirs: see mcpkit.ServeFlagEnv).
+// theirs: see serve.FlagEnv).
 const (
 	envRoots       = "MCP_FS_ROOTS"        // path list (: separated on Unix), used when no DIR is given
 	envAllowWrites = "MCP_FS_ALLOW_WRITES" // 1/true registers the write tools
 	envWatch       = "MCP_FS_WATCH"        // 0/false turns change notifications off
 	envMaxWatches  = "MCP_FS_MAX_WATCHES"  // most directories watched
 )
+
+// flagEnv maps this server's own flags to their environment variables.
+var flagEnv = map[string]string{
+	"allow-writes": envAllowWrites,
+	"watch":        envWatch,
+	"max-watches":  envMaxWatches,
+}
 
 func main() {
 	err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
@@ -43,7 +52,7 @@ func main() {
 // out. A flag given on the command line wins over its environment variable; the
 // directories come from the arguments, or from MCP_FS_ROOTS when there are none.
 // (The standard serve flags, --http and the rest, read their MCP_* variables from the
-// process environment: see mcpkit.RegisterServeFlags.)
+// process environment: see serve.RegisterFlags.)
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-server-filesystem", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -52,22 +61,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(fs.Output(), "Serves the named directories (or those in "+envRoots+") over MCP; read-only unless --allow-writes.")
 		fs.PrintDefaults()
 	}
-	sf := mcpkit.RegisterServeFlags(fs)
-	writesEnv, err := envBool(getenv, envAllowWrites, false)
-	if err != nil {
-		return err
-	}
-	watchEnv, err := envBool(getenv, envWatch, true)
-	if err != nil {
-		return err
-	}
-	maxWatchesEnv, err := envInt(getenv, envMaxWatches, filesystem.DefaultMaxWatches)
-	if err != nil {
-		return err
-	}
-	allowWrites := fs.Bool("allow-writes", writesEnv, "register the write tools write_file, edit_file, create_directory and move_file (env "+envAllowWrites+"=1)")
-	watch := fs.Bool("watch", watchEnv, "watch the directories for resource change notifications, from the first resources or subscriptions request on (env "+envWatch+"=0 to turn off)")
-	maxWatches := fs.Int("max-watches", maxWatchesEnv, "most directories watched for changes; beyond it changes go unreported (env "+envMaxWatches+")")
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
+	sf.Reporter = sentryreport.FromEnv
+	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory and move_file (env "+envAllowWrites+"=1)")
+	watch := fs.Bool("watch", true, "watch the directories for resource change notifications, from the first resources or subscriptions request on (env "+envWatch+"=0 to turn off)")
+	maxWatches := fs.Int("max-watches", filesystem.DefaultMaxWatches, "most directories watched for changes; beyond it changes go unreported (env "+envMaxWatches+")")
 	version := fs.Bool("version", false, "print the version and exit")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -76,6 +75,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *version {
 		fmt.Fprintln(stdout, "mcp-server-filesystem", mcpkit.Version)
 		return nil
+	}
+	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
+		return err
 	}
 	if len(dirs) == 0 {
 		dirs = splitPathList(getenv(envRoots))
@@ -86,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *maxWatches < 1 {
 		return fmt.Errorf("--max-watches must be at least 1 (got %d); use --watch=false to turn watching off", *maxWatches)
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = ready(roots)
-	return mcpkit.Serve(ctx, s, opts)
+	return serve.Serve(ctx, s, opts)
 }
 
 // ready is the /readyz check: every allowed directory still exists at its path. It
@@ -153,31 +155,4 @@ func splitPathList(s string) []string {
 		}
 	}
 	return out
-}
-
-// envBool reads a boolean environment variable: empty is def, anything
-// strconv.ParseBool does not accept is an error naming the variable.
-func envBool(getenv func(string) string, name string, def bool) (bool, error) {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return def, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("%s=%q is not a boolean; expected 1, true, 0 or false", name, v)
-	}
-	return b, nil
-}
-
-// envInt reads an integer environment variable: empty is def.
-func envInt(getenv func(string) string, name string, def int) (int, error) {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
-	}
-	return n, nil
 }

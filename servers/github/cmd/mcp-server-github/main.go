@@ -11,10 +11,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	github "github.com/mcpkit/reference/servers/github"
 )
 
@@ -29,28 +31,33 @@ func main() {
 	}
 }
 
+// flagEnv maps this server's own flags to their environment variables.
+var flagEnv = map[string]string{
+	"gh-host":      "GITHUB_HOST",
+	"repos":        "GITHUB_REPOS",
+	"lockdown":     "GITHUB_LOCKDOWN",
+	"toolsets":     "GITHUB_TOOLSETS",
+	"tools":        "GITHUB_TOOLS",
+	"allow-writes": "GITHUB_ALLOW_WRITES",
+}
+
 // run is main without the process: arguments, environment and streams in, an error
-// out. Every flag has an environment variable; a flag given on the command line wins.
-// (The standard serve flags, --http and the rest, read their MCP_* variables from the
-// process environment: see mcpkit.RegisterServeFlags.)
+// out. Every flag has an environment variable (flagEnv, applied with serve.EnvFlags);
+// a flag given on the command line wins. (The standard serve flags, --http and the
+// rest, read their MCP_* variables from the process environment: see
+// serve.RegisterFlags.)
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-server-github", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sf := mcpkit.RegisterServeFlags(fs)
-	lockdownEnv, err := envBool(getenv, "GITHUB_LOCKDOWN")
-	if err != nil {
-		return err
-	}
-	writesEnv, err := envBool(getenv, "GITHUB_ALLOW_WRITES")
-	if err != nil {
-		return err
-	}
-	host := fs.String("gh-host", getenv("GITHUB_HOST"), "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
-	repos := fs.String("repos", getenv("GITHUB_REPOS"), "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
-	lockdown := fs.Bool("lockdown", lockdownEnv, "hide text by users without push access on public repositories (env GITHUB_LOCKDOWN)")
-	toolsets := fs.String("toolsets", getenv("GITHUB_TOOLSETS"), "toolsets to enable: "+strings.Join(github.Toolsets, ",")+" or all (env GITHUB_TOOLSETS; default all)")
-	tools := fs.String("tools", getenv("GITHUB_TOOLS"), "tools to enable by name, added to --toolsets (env GITHUB_TOOLS)")
-	allowWrites := fs.Bool("allow-writes", writesEnv, "register the write tools; each write asks the user to confirm (env GITHUB_ALLOW_WRITES=1)")
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
+	sf.Reporter = sentryreport.FromEnv
+	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
+	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
+	lockdown := fs.Bool("lockdown", false, "hide text by users without push access on public repositories (env GITHUB_LOCKDOWN)")
+	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+" or all (env GITHUB_TOOLSETS; default all)")
+	tools := fs.String("tools", "", "tools to enable by name, added to --toolsets (env GITHUB_TOOLS)")
+	allowWrites := fs.Bool("allow-writes", false, "register the write tools; each write asks the user to confirm (env GITHUB_ALLOW_WRITES=1)")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -62,10 +69,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mcp-server-github", mcpkit.Version)
 		return nil
 	}
+	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
+		return err
+	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var allow *github.AllowList
 	if *repos != "" || flagSet(fs, "repos") {
+		var err error
 		if allow, err = github.ParseAllowList(*repos); err != nil {
 			return err
 		}
@@ -77,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err := sel.Check(*allowWrites); err != nil {
 		return err
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
@@ -102,21 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return nil
 	}
-	return mcpkit.Serve(ctx, s, opts)
-}
-
-// envBool reads a boolean environment variable: empty is false, anything
-// strconv.ParseBool does not accept is an error naming the variable.
-func envBool(getenv func(string) string, name string) (bool, error) {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("%s=%q is not a boolean; expected 1, true, 0 or false", name, v)
-	}
-	return b, nil
+	return serve.Serve(ctx, s, opts)
 }
 
 // flagSet reports whether the flag was given on the command line.

@@ -41,8 +41,8 @@ func TestBadConfiguration(t *testing.T) {
 		{nil, map[string]string{"GITHUB_TOOLSETS": "nope"}, `unknown toolset "nope"`},
 		{[]string{"--tools", "get_isue"}, nil, `unknown tool "get_isue"`},
 		{[]string{"--tools", "create_issue"}, nil, "add --allow-writes"},
-		{nil, map[string]string{"GITHUB_ALLOW_WRITES": "yes please"}, `GITHUB_ALLOW_WRITES="yes please" is not a boolean`},
-		{nil, map[string]string{"GITHUB_LOCKDOWN": "on"}, `GITHUB_LOCKDOWN="on" is not a boolean`},
+		{nil, map[string]string{"GITHUB_ALLOW_WRITES": "yes please"}, `GITHUB_ALLOW_WRITES="yes please" is not valid: expected 1, true, 0 or false`},
+		{nil, map[string]string{"GITHUB_LOCKDOWN": "on"}, `GITHUB_LOCKDOWN="on" is not valid: expected 1, true, 0 or false`},
 		{[]string{"--repos", ""}, nil, "--repos is empty"},
 		{[]string{"--repos", "octo"}, nil, `--repos entry "octo" has no '/'`},
 		{nil, map[string]string{"GITHUB_REPOS": "octo/he*"}, "only a whole-name wildcard is supported"},
@@ -64,8 +64,8 @@ func TestBadConfiguration(t *testing.T) {
 	}
 }
 
-// serve runs run() on in-memory stdio and connects a 2026-07-28 client to it.
-func serve(t *testing.T, args []string, environ map[string]string) (*mcpkittest.Client, *syncBuffer) {
+// serveStdio runs run() on in-memory stdio and connects a 2026-07-28 client to it.
+func serveStdio(t *testing.T, args []string, environ map[string]string) (*mcpkittest.Client, *syncBuffer) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -110,7 +110,7 @@ func (b *syncBuffer) String() string {
 // TestStartsWithoutToken: with no token the server still lists its tools (so a host
 // can be configured offline), and each call says which variable to set.
 func TestStartsWithoutToken(t *testing.T) {
-	c, stderr := serve(t, []string{"--toolsets", "issues", "--tools", "get_file_contents"}, map[string]string{"GITHUB_HOST": "http://127.0.0.1:1"})
+	c, stderr := serveStdio(t, []string{"--toolsets", "issues", "--tools", "get_file_contents"}, map[string]string{"GITHUB_HOST": "http://127.0.0.1:1"})
 	var list struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -137,7 +137,7 @@ func TestStartsWithoutToken(t *testing.T) {
 
 // TestFlagsOverrideEnvironment: a flag on the command line wins over its variable.
 func TestFlagsOverrideEnvironment(t *testing.T) {
-	c, _ := serve(t, []string{"--toolsets", "code", "--allow-writes=false"},
+	c, _ := serveStdio(t, []string{"--toolsets", "code", "--allow-writes=false"},
 		map[string]string{"GITHUB_TOOLSETS": "issues", "GITHUB_ALLOW_WRITES": "1", "GITHUB_TOKEN": "ghp_x"})
 	var list struct {
 		Tools []struct {

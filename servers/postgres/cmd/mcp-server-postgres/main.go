@@ -11,10 +11,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/servers/postgres"
 )
 
@@ -29,9 +31,10 @@ func main() {
 	}
 }
 
-// flagEnv maps this server's own flags to their environment variables. A flag given
-// on the command line wins over its variable. (The standard serve flags, --http and
-// the rest, read their MCP_* variables: see mcpkit.RegisterServeFlags.)
+// flagEnv maps this server's own flags to their environment variables, applied with
+// serve.EnvFlags: a flag given on the command line wins over its variable. (The
+// standard serve flags, --http and the rest, read their MCP_* variables: see
+// serve.RegisterFlags.)
 var flagEnv = map[string]string{
 	"allow-writes":      "POSTGRES_ALLOW_WRITES",
 	"allow-superuser":   "POSTGRES_ALLOW_SUPERUSER",
@@ -52,7 +55,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			"Prefer the environment variable for a URL with a password: command lines are visible to other users.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	sf := mcpkit.RegisterServeFlags(fs)
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
+	sf.Reporter = sentryreport.FromEnv
 	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
 	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
 	allowSuperuser := fs.Bool("allow-superuser", false, "start even when the role is a superuser, which can read the database server's files from a read-only query"+env("allow-superuser"))
@@ -68,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mcp-server-postgres", mcpkit.Version)
 		return nil
 	}
-	if err := applyEnv(fs, getenv); err != nil {
+	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
@@ -92,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case *maxConns < 0 || *maxConns > 10000:
 		return fmt.Errorf("--max-conns %d: must be between 0 (default) and 10000", *maxConns)
 	}
-	opts, err := sf.ServeOptions()
+	opts, err := sf.Options()
 	if err != nil {
 		return err
 	}
@@ -124,41 +129,5 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, Logger: logger}, db)
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = db.Ping
-	return mcpkit.Serve(ctx, s, opts)
-}
-
-// applyEnv sets each of this server's flags that was not given on the command line
-// from its environment variable, through the flag's own parser, so a bad value is
-// reported like a bad flag, naming the variable.
-func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	names := make([]string, 0, len(flagEnv))
-	for name := range flagEnv {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		v := getenv(flagEnv[name])
-		if given[name] || v == "" {
-			continue
-		}
-		if err := fs.Set(name, v); err != nil {
-			return fmt.Errorf("environment variable %s=%q is not valid: %v; expected %s", flagEnv[name], v, err, expected(fs.Lookup(name)))
-		}
-	}
-	return nil
-}
-
-// expected says what kind of value a flag takes, for error messages.
-func expected(f *flag.Flag) string {
-	switch f.Value.(flag.Getter).Get().(type) {
-	case bool:
-		return "1, true, 0 or false"
-	case time.Duration:
-		return "a duration such as 30s or 2m"
-	case int:
-		return "a whole number"
-	}
-	return "a value like " + f.DefValue
+	return serve.Serve(ctx, s, opts)
 }

@@ -1,4 +1,4 @@
-package mcpkit
+package serve
 
 import (
 	"errors"
@@ -8,21 +8,37 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
 )
 
-// ServeFlags are the standard flags of every server's main: transport, remote
+// Flags are the standard flags of every server's main: transport, remote
 // deployment (authorization, limits, timeouts, shutdown) and observability. Each flag
-// also has an environment variable (ServeFlagEnv), used when the flag is not given,
+// also has an environment variable ([FlagEnv]), used when the flag is not given,
 // so a container is configured the same way as a command line.
 //
 //	fs := flag.NewFlagSet("mcp-server-x", flag.ContinueOnError)
-//	sf := mcpkit.RegisterServeFlags(fs)
+//	sf := serve.RegisterFlags(fs)
+//	sf.JWT = jwt.FromIssuer            // --auth-issuer (package auth/jwt)
+//	sf.Reporter = sentryreport.FromEnv // SENTRY_DSN (package sentryreport)
 //	... the server's own flags ...
 //	if err := fs.Parse(args); err != nil { return err }
-//	opts, err := sf.ServeOptions()
+//	opts, err := sf.Options()
 //	if err != nil { return err }
-//	return mcpkit.Serve(ctx, newServer(...), opts)
-type ServeFlags struct {
+//	return serve.Serve(ctx, newServer(...), opts)
+type Flags struct {
+	// JWT makes the verifier of the JWT access tokens --auth-issuer asks for. It is
+	// nil unless main sets it, to jwt.FromIssuer of package auth/jwt, so that a
+	// server that does not want JWT verification does not link a JOSE library;
+	// such a server refuses --auth-issuer.
+	JWT func(issuer, audience, jwksURL string, algorithms []string) (auth.Verifier, error)
+	// Reporter makes the reporter of panics and internal errors from the environment
+	// (nil, nil: none configured). It is nil unless main sets it, to
+	// sentryreport.FromEnv of package sentryreport, so that a server that does not
+	// report to Sentry does not link sentry-go; such a server refuses SENTRY_DSN.
+	Reporter func(release string) (mcpkit.ErrorReporter, error)
+
 	fs *flag.FlagSet
 
 	httpAddr, path                              string
@@ -38,8 +54,8 @@ type ServeFlags struct {
 	stateKeyFile                                string
 }
 
-// ServeFlagEnv maps each standard flag to its environment variable.
-var ServeFlagEnv = map[string]string{
+// FlagEnv maps each standard flag to its environment variable.
+var FlagEnv = map[string]string{
 	"http":                "MCP_HTTP_ADDR",
 	"http-path":           "MCP_HTTP_PATH",
 	"allowed-origins":     "MCP_ALLOWED_ORIGINS",
@@ -68,18 +84,24 @@ var ServeFlagEnv = map[string]string{
 // Environment variables read without a flag: they hold secrets, which do not belong
 // on a command line (visible in ps and in container specs).
 const (
-	// EnvAuthStaticTokens holds a static token list inline (see StaticTokens;
+	// EnvAuthStaticTokens holds a static token list inline (see [auth.StaticTokens];
 	// entries separated by newlines or ';').
 	EnvAuthStaticTokens = "MCP_AUTH_STATIC_TOKENS"
-	// EnvSentryDSN turns on error reporting to Sentry (SentryReporterFromEnv).
+	// EnvSentryDSN turns on error reporting to Sentry ([Flags.Reporter]).
 	EnvSentryDSN = "SENTRY_DSN"
 )
 
-// StandardEnv lists every environment variable ServeFlags and Serve read, for
-// documentation and for checking deployment manifests.
+// defaultJWTAlgorithms is the default of --auth-algorithms: every asymmetric JWS
+// algorithm, as jwt.DefaultAlgorithms lists them (a test of package auth/jwt checks
+// that they agree; this package does not import it).
+const defaultJWTAlgorithms = "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA"
+
+// StandardEnv lists every environment variable [Flags] and [Serve] read (the Sentry
+// ones when [Flags.Reporter] is set), for documentation and for checking deployment
+// manifests.
 func StandardEnv() []string {
 	env := []string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}
-	for _, e := range ServeFlagEnv {
+	for _, e := range FlagEnv {
 		if !slices.Contains(env, e) {
 			env = append(env, e)
 		}
@@ -88,10 +110,10 @@ func StandardEnv() []string {
 	return env
 }
 
-// RegisterServeFlags defines the standard flags on fs.
-func RegisterServeFlags(fs *flag.FlagSet) *ServeFlags {
-	f := &ServeFlags{fs: fs}
-	env := func(name string) string { return " (env " + ServeFlagEnv[name] + ")" }
+// RegisterFlags defines the standard flags on fs.
+func RegisterFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{fs: fs}
+	env := func(name string) string { return " (env " + FlagEnv[name] + ")" }
 	fs.StringVar(&f.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio"+env("http"))
 	fs.StringVar(&f.path, "http-path", "/mcp", "path of the MCP endpoint on HTTP"+env("http-path"))
 	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback ones, * for any"+env("allowed-origins"))
@@ -101,7 +123,7 @@ func RegisterServeFlags(fs *flag.FlagSet) *ServeFlags {
 	fs.StringVar(&f.authJWKSURL, "auth-jwks-url", "", "fetch the issuer's keys from this URL instead of discovering it"+env("auth-jwks-url"))
 	fs.StringVar(&f.authResource, "auth-resource", "", "this server's canonical URI, the public URL of its MCP endpoint (e.g. https://mcp.example.com/mcp): the audience tokens must be issued for"+env("auth-resource"))
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "comma-separated scopes every request needs"+env("auth-scopes"))
-	fs.StringVar(&f.authAlgorithms, "auth-algorithms", strings.Join(DefaultJWTAlgorithms, ","), "comma-separated JWT signature algorithms accepted (asymmetric only)"+env("auth-algorithms"))
+	fs.StringVar(&f.authAlgorithms, "auth-algorithms", defaultJWTAlgorithms, "comma-separated JWT signature algorithms accepted (asymmetric only)"+env("auth-algorithms"))
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 64, "requests one caller (token subject, or client address without auth) may have in flight; more get 429 (0: no limit)"+env("max-concurrent"))
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 4<<20, "largest request body accepted on HTTP"+env("max-body-bytes"))
 	fs.IntVar(&f.maxStreams, "max-streams", 1000, "subscriptions/listen streams open at once on this instance (negative: no limit)"+env("max-streams"))
@@ -118,15 +140,15 @@ func RegisterServeFlags(fs *flag.FlagSet) *ServeFlags {
 	return f
 }
 
-// ServeOptions builds Serve's options from the parsed flags, taking each flag that
-// was not given from its environment variable. It loads static tokens and the state
-// key, checks the authorization settings, and turns on Sentry reporting when
-// SENTRY_DSN is set.
-func (f *ServeFlags) ServeOptions() (*ServeOptions, error) {
-	if err := f.applyEnv(os.LookupEnv); err != nil {
+// Options builds Serve's options from the parsed flags, taking each flag that was
+// not given from its environment variable ([EnvFlags] with the process
+// environment). It loads static tokens and the state key, checks the authorization
+// settings, and makes the error reporter ([Flags.Reporter]).
+func (f *Flags) Options() (*Options, error) {
+	if err := EnvFlags(f.fs, os.Getenv, FlagEnv); err != nil {
 		return nil, err
 	}
-	o := &ServeOptions{
+	o := &Options{
 		HTTPAddr:          f.httpAddr,
 		Path:              f.path,
 		ShutdownTimeout:   f.shutdownTimeout,
@@ -136,7 +158,7 @@ func (f *ServeFlags) ServeOptions() (*ServeOptions, error) {
 		DrainDelay:        f.drainDelay,
 		ToolTimeout:       f.toolTimeout,
 		Audit:             f.audit,
-		HTTP: HTTPOptions{
+		HTTP: mcpkit.HTTPOptions{
 			AllowedOrigins:         splitList(f.allowedOrigins),
 			AllowedHosts:           splitList(f.allowedHosts),
 			MaxBodyBytes:           f.maxBodyBytes,
@@ -157,62 +179,43 @@ func (f *ServeFlags) ServeOptions() (*ServeOptions, error) {
 	} else {
 		o.StateKey = k
 	}
-	auth, err := f.authOptions()
+	a, err := f.authOptions()
 	if err != nil {
 		return nil, err
 	}
-	if auth != nil && o.HTTPAddr == "" {
+	if a != nil && o.HTTPAddr == "" {
 		return nil, errors.New("authorization settings apply to HTTP only: add --http ADDR (stdio servers take credentials from their environment)")
 	}
-	o.HTTP.Auth = auth
-	rep, err := SentryReporterFromEnv(Version)
-	if err != nil {
+	o.Auth = a
+	if o.ErrorReporter, err = f.reporter(); err != nil {
 		return nil, err
-	}
-	if rep != nil {
-		o.ErrorReporter = rep
 	}
 	return o, nil
 }
 
-// applyEnv sets every flag that was not given on the command line from its
-// environment variable, through the flag's own parser (so a bad value is reported
-// the same way as on the command line).
-func (f *ServeFlags) applyEnv(lookup func(string) (string, bool)) error {
-	given := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	names := make([]string, 0, len(ServeFlagEnv))
-	for name := range ServeFlagEnv {
-		names = append(names, name)
+// reporter makes the error reporter, or nil when none is configured.
+func (f *Flags) reporter() (mcpkit.ErrorReporter, error) {
+	if f.Reporter == nil {
+		if os.Getenv(EnvSentryDSN) != "" {
+			return nil, errors.New(EnvSentryDSN + " is set, but this server was built without Sentry reporting; unset it, or build the server with package sentryreport (serve.Flags.Reporter = sentryreport.FromEnv)")
+		}
+		return nil, nil
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		if given[name] {
-			continue
-		}
-		v, ok := lookup(ServeFlagEnv[name])
-		if !ok || v == "" {
-			continue
-		}
-		if err := f.fs.Set(name, v); err != nil {
-			return fmt.Errorf("environment variable %s: %v", ServeFlagEnv[name], err)
-		}
-	}
-	return nil
+	return f.Reporter(mcpkit.Version)
 }
 
 // authOptions builds the authorization settings, or nil when none are asked for.
-func (f *ServeFlags) authOptions() (*AuthOptions, error) {
-	var verifiers []Authorizer
+func (f *Flags) authOptions() (*auth.Options, error) {
+	var verifiers []auth.Verifier
 	if f.authStaticFile != "" {
-		st, err := LoadStaticTokens(f.authStaticFile)
+		st, err := auth.LoadStaticTokens(f.authStaticFile)
 		if err != nil {
 			return nil, err
 		}
 		verifiers = append(verifiers, st)
 	}
 	if inline := os.Getenv(EnvAuthStaticTokens); inline != "" {
-		st, err := ParseStaticTokens(inline)
+		st, err := auth.ParseStaticTokens(inline)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", EnvAuthStaticTokens, err)
 		}
@@ -220,12 +223,10 @@ func (f *ServeFlags) authOptions() (*AuthOptions, error) {
 	}
 	var servers []string
 	if f.authIssuer != "" {
-		jv, err := NewJWTVerifier(JWTOptions{
-			Issuer:     f.authIssuer,
-			Audience:   f.authResource,
-			JWKSURL:    f.authJWKSURL,
-			Algorithms: splitList(f.authAlgorithms),
-		})
+		if f.JWT == nil {
+			return nil, errors.New("--auth-issuer: this server was built without JWT verification; accept static tokens instead (--auth-static-file or " + EnvAuthStaticTokens + "), or build the server with package auth/jwt (serve.Flags.JWT = jwt.FromIssuer)")
+		}
+		jv, err := f.JWT(f.authIssuer, f.authResource, f.authJWKSURL, splitList(f.authAlgorithms))
 		if err != nil {
 			return nil, err
 		}
@@ -243,13 +244,13 @@ func (f *ServeFlags) authOptions() (*AuthOptions, error) {
 	if f.authResource == "" {
 		return nil, errors.New("authorization needs --auth-resource: this server's public MCP endpoint URL, e.g. https://mcp.example.com/mcp")
 	}
-	a := &AuthOptions{
-		Authorizer:           Authorizers(verifiers...),
+	a := &auth.Options{
+		Verifier:             auth.Verifiers(verifiers...),
 		Resource:             f.authResource,
 		AuthorizationServers: servers,
 		Scopes:               splitList(f.authScopes),
 	}
-	if _, err := newAuth(a); err != nil {
+	if _, err := auth.New(*a); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -1,4 +1,4 @@
-package mcpkit_test
+package jwt_test
 
 // Real clients against an authorized server: the official Go SDK client (with the
 // bearer token added by its HTTP client) and the Inspector CLI (--header).
@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
@@ -32,13 +33,13 @@ func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// jwtService is remoteServer behind JWT authorization against a local issuer, with
+// jwtService is remotetest.Server behind JWT authorization against a local issuer, with
 // a valid token for it.
 func jwtService(t *testing.T) (endpoint, token string) {
 	t.Helper()
-	is := newTestIssuer(t, "rfc8414", "")
-	endpoint = authedService(t, jwtAuth(t, is.issuer, nil), is.issuer, nil)
-	token = sign(t, is.ec1, jose.ES256, "ec-1", map[string]any{"iss": is.issuer, "aud": endpoint, "sub": "sdk-user",
+	is := remotetest.NewIssuer(t, "rfc8414", "")
+	endpoint = remotetest.AuthedService(t, jwtAuth(t, is.Issuer, nil), is.Issuer, nil)
+	token = remotetest.Sign(t, is.EC1, jose.ES256, "ec-1", map[string]any{"iss": is.Issuer, "aud": endpoint, "sub": "sdk-user",
 		"scope": "mcp", "exp": time.Now().Add(10 * time.Minute).Unix()})
 	return endpoint, token
 }

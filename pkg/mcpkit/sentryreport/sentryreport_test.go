@@ -1,4 +1,4 @@
-package mcpkit_test
+package sentryreport_test
 
 import (
 	"bufio"
@@ -17,6 +17,10 @@ import (
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 // sentryInbox is a local Sentry ingest endpoint: it keeps the raw event payloads
@@ -81,7 +85,7 @@ func TestSentryReportsPanicsAndInternalErrorsWithoutSecrets(t *testing.T) {
 	ingest := httptest.NewServer(inbox)
 	defer ingest.Close()
 	dsn := strings.Replace(ingest.URL, "http://", "http://publickey@", 1) + "/42"
-	rep, err := mcpkit.NewSentryReporter(mcpkit.SentryOptions{DSN: dsn, Environment: "test", Release: "t@1"})
+	rep, err := sentryreport.New(sentryreport.Options{DSN: dsn, Environment: "test", Release: "t@1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +94,13 @@ func TestSentryReportsPanicsAndInternalErrorsWithoutSecrets(t *testing.T) {
 		secretFile = "FILE-CONTENTS-SECRET-93ab"
 	)
 	token := "sentry-test-token-" + strings.Repeat("q", 32)
-	st, err := mcpkit.ParseStaticTokens(token + " alice mcp")
+	st, err := auth.ParseStaticTokens(token + " alice mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpkit.NewServer(mcpkit.Implementation{Name: "sentry-test", Version: "1"}, &mcpkit.ServerOptions{Logger: discard(), ErrorReporter: rep})
+	s := mcpkit.NewServer(mcpkit.Implementation{Name: "sentry-test", Version: "1"}, &mcpkit.ServerOptions{Logger: remotetest.Discard(), ErrorReporter: rep})
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "explode", Description: "Panics with its argument."},
-		func(ctx context.Context, req *mcpkit.Request, in noteIn) (*mcpkit.CallToolResult, error) {
+		func(ctx context.Context, req *mcpkit.Request, in remotetest.NoteIn) (*mcpkit.CallToolResult, error) {
 			panic("cannot handle " + in.Text + " with Bearer " + token + "\n" + secretFile)
 		})
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "crash", Description: "Indexes past the end."},
@@ -108,23 +112,23 @@ func TestSentryReportsPanicsAndInternalErrorsWithoutSecrets(t *testing.T) {
 		func(ctx context.Context, req *mcpkit.Request, uri string, vars map[string]string) (*mcpkit.ReadResourceResult, error) {
 			return nil, errors.New("parsing " + secretFile + " failed")
 		})
-	endpoint := serveAt(t, func(base string) http.Handler {
-		return mustService(t, s, &mcpkit.ServeOptions{HTTP: mcpkit.HTTPOptions{Auth: &mcpkit.AuthOptions{Authorizer: st, Resource: base + "/mcp"}}})
+	endpoint := remotetest.ServeAt(t, func(base string) http.Handler {
+		return remotetest.Service(t, s, &serve.Options{Auth: &auth.Options{Verifier: st, Resource: base + "/mcp"}})
 	}) + "/mcp"
-	c := newRemoteClient(t, endpoint)
-	c.token = token
+	c := remotetest.NewClient(t, endpoint)
+	c.Token = token
 	traceparent := map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 	for _, call := range []map[string]any{
 		{"name": "explode", "arguments": map[string]any{"text": secretArg}, "_meta": traceparent},
 		{"name": "crash", "arguments": map[string]any{}},
 	} {
-		r := c.do("tools/call", call)
-		if r.err == nil || r.err.Code != mcpkit.CodeInternalError {
-			t.Fatalf("%v: %s, want an internal error", call["name"], r.body)
+		r := c.Do("tools/call", call)
+		if r.Err == nil || r.Err.Code != mcpkit.CodeInternalError {
+			t.Fatalf("%v: %s, want an internal error", call["name"], r.Body)
 		}
 	}
-	if r := c.do("resources/read", map[string]any{"uri": "file:///secret.txt"}); r.err == nil || r.err.Code != mcpkit.CodeInternalError {
-		t.Fatalf("resources/read: %s, want an internal error", r.body)
+	if r := c.Do("resources/read", map[string]any{"uri": "file:///secret.txt"}); r.Err == nil || r.Err.Code != mcpkit.CodeInternalError {
+		t.Fatalf("resources/read: %s, want an internal error", r.Body)
 	}
 	if !rep.Flush(10 * time.Second) {
 		t.Fatal("sentry-go did not deliver the events")

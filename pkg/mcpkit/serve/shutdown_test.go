@@ -1,4 +1,4 @@
-package mcpkit_test
+package serve_test
 
 import (
 	"context"
@@ -12,18 +12,20 @@ import (
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 // serveInBackground runs Serve on a loopback port and returns its base URL, a
 // function that stops it (as SIGTERM would), and the channel Serve's result arrives on.
-func serveInBackground(t *testing.T, s *mcpkit.Server, o *mcpkit.ServeOptions) (base string, stop func(), result <-chan error) {
+func serveInBackground(t *testing.T, s *mcpkit.Server, o *serve.Options) (base string, stop func(), result <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
 	o.HTTPAddr = "127.0.0.1:0"
 	o.Listening = func(a net.Addr) { addr <- a }
-	go func() { errc <- mcpkit.Serve(ctx, s, o) }()
+	go func() { errc <- serve.Serve(ctx, s, o) }()
 	select {
 	case a := <-addr:
 		base = "http://" + a.String()
@@ -65,22 +67,22 @@ func waitRefused(t *testing.T, base string) {
 
 func TestGracefulShutdown(t *testing.T) {
 	hold, entered := make(chan struct{}), make(chan struct{}, 4)
-	s := remoteServer(nil, hold, entered)
-	base, stop, result := serveInBackground(t, s, &mcpkit.ServeOptions{ShutdownTimeout: time.Minute})
+	s := remotetest.Server(nil, hold, entered)
+	base, stop, result := serveInBackground(t, s, &serve.Options{ShutdownTimeout: time.Minute})
 	if code, body := get(t, base+"/healthz"); code != 200 || body != "ok\n" {
 		t.Fatalf("/healthz: %d %q", code, body)
 	}
 	if code, body := get(t, base+"/readyz"); code != 200 || body != "ready\n" {
 		t.Fatalf("/readyz: %d %q", code, body)
 	}
-	c := newRemoteClient(t, base+"/mcp")
-	st := c.listen(map[string]any{"toolsListChanged": true})
-	if ev := st.next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
+	c := remotetest.NewClient(t, base+"/mcp")
+	st := c.Listen(map[string]any{"toolsListChanged": true})
+	if ev := st.Next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("listen: %v", ev)
 	}
-	inflight := make(chan *remoteReply, 1)
+	inflight := make(chan *remotetest.Reply, 1)
 	go func() {
-		r, err := c.try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
+		r, err := c.Try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
 		if err != nil {
 			t.Errorf("the in-flight call failed during shutdown: %v", err)
 		}
@@ -89,11 +91,11 @@ func TestGracefulShutdown(t *testing.T) {
 	<-entered
 
 	stop() // SIGTERM
-	end := st.next(t)
+	end := st.Next(t)
 	if res, _ := end["result"].(map[string]any); res == nil || res["resultType"] != "complete" {
 		t.Fatalf("the listen stream ended with %v, want its completion result", end)
 	}
-	if _, open := <-st.events; open {
+	if _, open := <-st.Events; open {
 		t.Error("the listen stream went on after its completion result")
 	}
 	waitRefused(t, base)
@@ -104,7 +106,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 
 	close(hold) // the in-flight call finishes after the listener closed
-	if r := <-inflight; r == nil || r.tool(t).text() != "released" {
+	if r := <-inflight; r == nil || r.Tool(t).Text() != "released" {
 		t.Fatalf("the in-flight call got %+v", r)
 	}
 	if err := <-result; err != nil {
@@ -115,13 +117,13 @@ func TestGracefulShutdown(t *testing.T) {
 func TestShutdownDeadlineEndsCallsThatDoNotFinish(t *testing.T) {
 	hold, entered := make(chan struct{}), make(chan struct{}, 4)
 	defer close(hold)
-	s := remoteServer(nil, hold, entered)
-	base, stop, result := serveInBackground(t, s, &mcpkit.ServeOptions{ShutdownTimeout: 50 * time.Millisecond})
-	c := newRemoteClient(t, base+"/mcp")
+	s := remotetest.Server(nil, hold, entered)
+	base, stop, result := serveInBackground(t, s, &serve.Options{ShutdownTimeout: 50 * time.Millisecond})
+	c := remotetest.NewClient(t, base+"/mcp")
 	completed := make(chan bool, 1)
 	go func() {
-		r, err := c.try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
-		completed <- err == nil && r.status == 200 && r.err == nil
+		r, err := c.Try("tools/call", map[string]any{"name": "hold", "arguments": map[string]any{}})
+		completed <- err == nil && r.Status == 200 && r.Err == nil
 	}()
 	<-entered
 	stop()
@@ -134,10 +136,10 @@ func TestShutdownDeadlineEndsCallsThatDoNotFinish(t *testing.T) {
 }
 
 func TestReadyzFailsOnceShutdownBegins(t *testing.T) {
-	s := remoteServer(nil, nil, nil)
+	s := remotetest.Server(nil, nil, nil)
 	var ready atomic.Bool
 	ready.Store(true)
-	srv := httptest.NewServer(mustService(t, s, &mcpkit.ServeOptions{Ready: func(context.Context) error {
+	srv := httptest.NewServer(remotetest.Service(t, s, &serve.Options{Ready: func(context.Context) error {
 		if !ready.Load() {
 			return context.DeadlineExceeded
 		}
@@ -168,29 +170,29 @@ func TestReadyzFailsOnceShutdownBegins(t *testing.T) {
 // TestServeTakesTheStateKeyFromTheEnvironment: two instances started by Serve with
 // MCP_STATE_KEY verify each other's requestState; without it they do not.
 func TestServeTakesTheStateKeyFromTheEnvironment(t *testing.T) {
-	retry := func(t *testing.T) *remoteReply {
-		a, _, _ := serveInBackground(t, remoteServer(nil, nil, nil), &mcpkit.ServeOptions{})
-		b, _, _ := serveInBackground(t, remoteServer(nil, nil, nil), &mcpkit.ServeOptions{})
-		first := newRemoteClient(t, a+"/mcp").do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}}).tool(t)
-		return newRemoteClient(t, b+"/mcp").do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{},
+	retry := func(t *testing.T) *remotetest.Reply {
+		a, _, _ := serveInBackground(t, remotetest.Server(nil, nil, nil), &serve.Options{})
+		b, _, _ := serveInBackground(t, remotetest.Server(nil, nil, nil), &serve.Options{})
+		first := remotetest.NewClient(t, a+"/mcp").Do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}}).Tool(t)
+		return remotetest.NewClient(t, b+"/mcp").Do("tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{},
 			"inputResponses": map[string]any{"ok": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}},
 			"requestState":   first.RequestState})
 	}
 	t.Run("shared key", func(t *testing.T) {
-		t.Setenv(mcpkit.EnvStateKey, base64.StdEncoding.EncodeToString([]byte(strings.Repeat("s", 32))))
-		if got := retry(t).tool(t).text(); got != "confirmed: accept true" {
+		t.Setenv(serve.EnvStateKey, base64.StdEncoding.EncodeToString([]byte(strings.Repeat("s", 32))))
+		if got := retry(t).Tool(t).Text(); got != "confirmed: accept true" {
 			t.Fatalf("retry on the other instance answered %q", got)
 		}
 	})
 	t.Run("no key", func(t *testing.T) {
-		t.Setenv(mcpkit.EnvStateKey, "")
-		if r := retry(t); r.err == nil || !strings.Contains(r.err.Message, "signature does not verify") {
-			t.Fatalf("instances with their own random keys accepted each other's state: %s", r.body)
+		t.Setenv(serve.EnvStateKey, "")
+		if r := retry(t); r.Err == nil || !strings.Contains(r.Err.Message, "signature does not verify") {
+			t.Fatalf("instances with their own random keys accepted each other's state: %s", r.Body)
 		}
 	})
 	t.Run("bad key", func(t *testing.T) {
-		t.Setenv(mcpkit.EnvStateKey, "too-short")
-		err := mcpkit.Serve(context.Background(), remoteServer(nil, nil, nil), &mcpkit.ServeOptions{HTTPAddr: "127.0.0.1:0"})
+		t.Setenv(serve.EnvStateKey, "too-short")
+		err := serve.Serve(context.Background(), remotetest.Server(nil, nil, nil), &serve.Options{HTTPAddr: "127.0.0.1:0"})
 		if err == nil || !strings.Contains(err.Error(), "MCP_STATE_KEY") {
 			t.Fatalf("Serve with a short key: %v", err)
 		}
@@ -211,7 +213,7 @@ func TestParseStateKey(t *testing.T) {
 		{"empty", "  \n", false},
 	}
 	for _, tt := range tests {
-		got, err := mcpkit.ParseStateKey([]byte(tt.in))
+		got, err := serve.ParseStateKey([]byte(tt.in))
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: error %v, want ok=%v", tt.name, err, tt.ok)
 			continue

@@ -1,4 +1,4 @@
-package mcpkit_test
+package serve_test
 
 import (
 	"context"
@@ -15,22 +15,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
-func parseServeFlags(t *testing.T, args ...string) (*mcpkit.ServeOptions, error) {
+func parseServeFlags(t *testing.T, args ...string) (*serve.Options, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	sf := mcpkit.RegisterServeFlags(fs)
+	sf := serve.RegisterFlags(fs)
+	sf.JWT = jwt.FromIssuer
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	return sf.ServeOptions()
+	return sf.Options()
 }
 
 // clearServeEnv unsets every variable the standard flags read, for the test.
 func clearServeEnv(t *testing.T) {
-	for _, e := range mcpkit.StandardEnv() {
+	for _, e := range serve.StandardEnv() {
 		t.Setenv(e, "")
 	}
 }
@@ -39,7 +44,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	clearServeEnv(t)
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	if err := os.WriteFile(tokens, []byte(mcpkit.HashStaticToken(strings.Repeat("t", 32))+" ops mcp,notes:write\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte(auth.HashStaticToken(strings.Repeat("t", 32))+" ops mcp,notes:write\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	keyFile := filepath.Join(dir, "state.key")
@@ -59,7 +64,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	got := map[string]any{
 		"addr": o.HTTPAddr, "path": o.Path, "max": o.HTTP.MaxConcurrentPerCaller, "toolTimeout": o.ToolTimeout,
 		"origins": o.HTTP.AllowedOrigins, "drain": o.DrainDelay, "audit": o.Audit, "key": len(o.StateKey),
-		"resource": o.HTTP.Auth.Resource, "scopes": o.HTTP.Auth.Scopes, "streams": o.HTTP.MaxStreams,
+		"resource": o.Auth.Resource, "scopes": o.Auth.Scopes, "streams": o.HTTP.MaxStreams,
 		"lifetime": o.HTTP.StreamLifetime, "shutdown": o.ShutdownTimeout, "body": o.HTTP.MaxBodyBytes,
 	}
 	want := map[string]any{
@@ -71,7 +76,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
-	p, err := o.HTTP.Auth.Authorizer.Verify(context.Background(), strings.Repeat("t", 32))
+	p, err := o.Auth.Verifier.Verify(context.Background(), strings.Repeat("t", 32))
 	if err != nil || p.Subject != "ops" || !slices.Equal(p.Scopes, []string{"mcp", "notes:write"}) {
 		t.Errorf("the static token file was not loaded: %+v %v", p, err)
 	}
@@ -79,19 +84,19 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 
 func TestServeFlagsWithIssuer(t *testing.T) {
 	clearServeEnv(t)
-	is := newTestIssuer(t, "rfc8414", "")
-	t.Setenv("MCP_AUTH_ISSUER", is.issuer)
-	t.Setenv(mcpkit.EnvAuthStaticTokens, strings.Repeat("s", 32)+" robot mcp")
+	is := remotetest.NewIssuer(t, "rfc8414", "")
+	t.Setenv("MCP_AUTH_ISSUER", is.Issuer)
+	t.Setenv(serve.EnvAuthStaticTokens, strings.Repeat("s", 32)+" robot mcp")
 	o, err := parseServeFlags(t, "--http", "127.0.0.1:0", "--auth-resource", "https://mcp.example.com/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{is.issuer}, o.HTTP.Auth.AuthorizationServers); diff != "" {
+	if diff := cmp.Diff([]string{is.Issuer}, o.Auth.AuthorizationServers); diff != "" {
 		t.Errorf("authorization servers (-want +got):\n%s", diff)
 	}
-	tok := sign(t, is.ec1, jose.ES256, "ec-1", map[string]any{"iss": is.issuer, "aud": "https://mcp.example.com/mcp", "sub": "jwt-user", "exp": time.Now().Add(time.Minute).Unix()})
+	tok := remotetest.Sign(t, is.EC1, jose.ES256, "ec-1", map[string]any{"iss": is.Issuer, "aud": "https://mcp.example.com/mcp", "sub": "jwt-user", "exp": time.Now().Add(time.Minute).Unix()})
 	for token, subject := range map[string]string{tok: "jwt-user", strings.Repeat("s", 32): "robot"} {
-		if p, err := o.HTTP.Auth.Authorizer.Verify(context.Background(), token); err != nil || p.Subject != subject {
+		if p, err := o.Auth.Verifier.Verify(context.Background(), token); err != nil || p.Subject != subject {
 			t.Errorf("verifying a %s token: %+v %v", subject, p, err)
 		}
 	}
@@ -100,7 +105,7 @@ func TestServeFlagsWithIssuer(t *testing.T) {
 func TestServeFlagsRefuseIncompleteSettings(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	if err := os.WriteFile(tokens, []byte(mcpkit.HashStaticToken("x")+" ops\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte(auth.HashStaticToken("x")+" ops\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -117,7 +122,7 @@ func TestServeFlagsRefuseIncompleteSettings(t *testing.T) {
 		{"JWKS URL without issuer", nil, []string{"--http", ":1", "--auth-jwks-url", "https://a.example/jwks"}, "needs --auth-issuer"},
 		{"HMAC algorithm", nil, []string{"--http", ":1", "--auth-issuer", "https://auth.example", "--auth-resource", "https://a.example/mcp", "--auth-algorithms", "HS256"}, `"HS256" is not accepted`},
 		{"bad environment value", map[string]string{"MCP_MAX_CONCURRENT": "many"}, nil, "MCP_MAX_CONCURRENT"},
-		{"bad state key", map[string]string{mcpkit.EnvStateKey: "short"}, nil, "MCP_STATE_KEY"},
+		{"bad state key", map[string]string{serve.EnvStateKey: "short"}, nil, "MCP_STATE_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,3 +137,39 @@ func TestServeFlagsRefuseIncompleteSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionalPartsAreOptIn: a server whose main did not set Flags.JWT or
+// Flags.Reporter refuses the settings it cannot honour instead of ignoring them;
+// one that did gets them.
+func TestOptionalPartsAreOptIn(t *testing.T) {
+	clearServeEnv(t)
+	bare := func(args ...string) (*serve.Flags, error) {
+		fs := flag.NewFlagSet("server", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		sf := serve.RegisterFlags(fs)
+		return sf, fs.Parse(args)
+	}
+	sf, _ := bare("--http", ":1", "--auth-issuer", "https://auth.example", "--auth-resource", "https://a.example/mcp")
+	if _, err := sf.Options(); err == nil || !strings.Contains(err.Error(), "this server was built without JWT verification") {
+		t.Errorf("--auth-issuer without Flags.JWT: %v", err)
+	}
+
+	t.Setenv(serve.EnvSentryDSN, "https://key@sentry.example/1")
+	sf, _ = bare()
+	if _, err := sf.Options(); err == nil || !strings.Contains(err.Error(), "built without Sentry reporting") {
+		t.Errorf("SENTRY_DSN without Flags.Reporter: %v", err)
+	}
+	sf, _ = bare()
+	var release string
+	rep := &nopReporter{}
+	sf.Reporter = func(r string) (mcpkit.ErrorReporter, error) { release = r; return rep, nil }
+	o, err := sf.Options()
+	if err != nil || o.ErrorReporter != rep || release != mcpkit.Version {
+		t.Errorf("Flags.Reporter: options %+v, %v; called with release %q", o, err, release)
+	}
+}
+
+type nopReporter struct{}
+
+func (*nopReporter) ReportPanic(*mcpkit.Request, any, []byte) {}
+func (*nopReporter) ReportError(*mcpkit.Request, error)       {}

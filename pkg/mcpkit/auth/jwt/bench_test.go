@@ -1,4 +1,4 @@
-package mcpkit_test
+package jwt_test
 
 // HTTP tools/call throughput and latency with and without bearer-token
 // verification: no authorization, a static token (one SHA-256 and a constant-time
@@ -19,16 +19,19 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
-	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func BenchmarkHTTPToolsCallAuth(b *testing.B) {
-	is := newTestIssuer(b, "rfc8414", "")
+	is := remotetest.NewIssuer(b, "rfc8414", "")
 	static := strings.Repeat("s", 40)
 	type mode struct {
 		name  string
 		token func(endpoint string) string
-		auth  func(endpoint string) mcpkit.Authorizer
+		auth  func(endpoint string) auth.Verifier
 	}
 	jwtMode := func(alg jose.SignatureAlgorithm, kid string, key any, everyRequest bool) mode {
 		name := "jwt-" + string(alg)
@@ -38,11 +41,11 @@ func BenchmarkHTTPToolsCallAuth(b *testing.B) {
 		return mode{
 			name: name,
 			token: func(endpoint string) string {
-				return sign(b, key, alg, kid, map[string]any{"iss": is.issuer, "aud": endpoint, "sub": "bench", "scope": "mcp",
+				return remotetest.Sign(b, key, alg, kid, map[string]any{"iss": is.Issuer, "aud": endpoint, "sub": "bench", "scope": "mcp",
 					"exp": time.Now().Add(time.Hour).Unix()})
 			},
-			auth: func(endpoint string) mcpkit.Authorizer {
-				jv, err := mcpkit.NewJWTVerifier(mcpkit.JWTOptions{Issuer: is.issuer, Audience: endpoint, VerifyEveryRequest: everyRequest})
+			auth: func(endpoint string) auth.Verifier {
+				jv, err := jwt.NewVerifier(jwt.Options{Issuer: is.Issuer, Audience: endpoint, VerifyEveryRequest: everyRequest})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -52,17 +55,17 @@ func BenchmarkHTTPToolsCallAuth(b *testing.B) {
 	}
 	modes := []mode{
 		{name: "none"},
-		{name: "static", token: func(string) string { return static }, auth: func(string) mcpkit.Authorizer {
-			st, err := mcpkit.ParseStaticTokens(static + " bench mcp")
+		{name: "static", token: func(string) string { return static }, auth: func(string) auth.Verifier {
+			st, err := auth.ParseStaticTokens(static + " bench mcp")
 			if err != nil {
 				b.Fatal(err)
 			}
 			return st
 		}},
-		jwtMode(jose.RS256, "rsa-1", is.rsa1, false),
-		jwtMode(jose.ES256, "ec-1", is.ec1, false),
-		jwtMode(jose.EdDSA, "ed-1", is.ed1, false),
-		jwtMode(jose.ES256, "ec-1", is.ec1, true),
+		jwtMode(jose.RS256, "rsa-1", is.RSA1, false),
+		jwtMode(jose.ES256, "ec-1", is.EC1, false),
+		jwtMode(jose.EdDSA, "ed-1", is.Ed1, false),
+		jwtMode(jose.ES256, "ec-1", is.EC1, true),
 	}
 	for _, m := range modes {
 		for _, par := range []bool{false, true} {
@@ -72,20 +75,20 @@ func BenchmarkHTTPToolsCallAuth(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				token := ""
-				endpoint := serveAt(b, func(base string) http.Handler {
+				endpoint := remotetest.ServeAt(b, func(base string) http.Handler {
 					endpoint := base + "/mcp"
-					o := &mcpkit.ServeOptions{}
+					o := &serve.Options{}
 					if m.auth != nil {
-						o.HTTP.Auth = &mcpkit.AuthOptions{Authorizer: m.auth(endpoint), Resource: endpoint, Scopes: []string{"mcp"}}
+						o.Auth = &auth.Options{Verifier: m.auth(endpoint), Resource: endpoint, Scopes: []string{"mcp"}}
 						token = m.token(endpoint)
 					}
-					return mustService(b, remoteServer(nil, nil, nil), o)
+					return remotetest.Service(b, remotetest.Server(nil, nil, nil), o)
 				}) + "/mcp"
 				tr := &http.Transport{MaxIdleConnsPerHost: 64}
 				defer tr.CloseIdleConnections()
 				hc := &http.Client{Transport: tr}
 				call := func(i int) time.Duration {
-					req := loadRequest(endpoint, i, i, 1)
+					req := remotetest.LoadRequest(endpoint, i, i, 1)
 					if token != "" {
 						req.Header.Set("Authorization", "Bearer "+token)
 					}
@@ -138,7 +141,7 @@ func BenchmarkHTTPToolsCallAuth(b *testing.B) {
 // BenchmarkTokenVerify is the verifier alone, per token: what authorization adds to
 // each HTTP request without the network's noise.
 func BenchmarkTokenVerify(b *testing.B) {
-	is := newTestIssuer(b, "rfc8414", "")
+	is := remotetest.NewIssuer(b, "rfc8414", "")
 	const endpoint = "https://mcp.example.com/mcp"
 	static := strings.Repeat("s", 40)
 	var list strings.Builder
@@ -146,23 +149,23 @@ func BenchmarkTokenVerify(b *testing.B) {
 		fmt.Fprintf(&list, "%s%03d svc%d mcp\n", strings.Repeat("x", 40), i, i)
 	}
 	list.WriteString(static + " bench mcp\n")
-	st, err := mcpkit.ParseStaticTokens(list.String())
+	st, err := auth.ParseStaticTokens(list.String())
 	if err != nil {
 		b.Fatal(err)
 	}
-	jv, err := mcpkit.NewJWTVerifier(mcpkit.JWTOptions{Issuer: is.issuer, Audience: endpoint})
+	jv, err := jwt.NewVerifier(jwt.Options{Issuer: is.Issuer, Audience: endpoint})
 	if err != nil {
 		b.Fatal(err)
 	}
-	full, err := mcpkit.NewJWTVerifier(mcpkit.JWTOptions{Issuer: is.issuer, Audience: endpoint, VerifyEveryRequest: true})
+	full, err := jwt.NewVerifier(jwt.Options{Issuer: is.Issuer, Audience: endpoint, VerifyEveryRequest: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	claims := map[string]any{"iss": is.issuer, "aud": endpoint, "sub": "bench", "scope": "mcp", "exp": time.Now().Add(time.Hour).Unix()}
-	rs, es, ed := sign(b, is.rsa1, jose.RS256, "rsa-1", claims), sign(b, is.ec1, jose.ES256, "ec-1", claims), sign(b, is.ed1, jose.EdDSA, "ed-1", claims)
+	claims := map[string]any{"iss": is.Issuer, "aud": endpoint, "sub": "bench", "scope": "mcp", "exp": time.Now().Add(time.Hour).Unix()}
+	rs, es, ed := remotetest.Sign(b, is.RSA1, jose.RS256, "rsa-1", claims), remotetest.Sign(b, is.EC1, jose.ES256, "ec-1", claims), remotetest.Sign(b, is.Ed1, jose.EdDSA, "ed-1", claims)
 	cases := []struct {
 		name  string
-		a     mcpkit.Authorizer
+		a     auth.Verifier
 		token string
 	}{
 		{"static-101-entries", st, static},

@@ -1,4 +1,14 @@
-package mcpkit
+// Package sentryreport reports what operators need to hear about (handler panics
+// and internal errors, the [mcpkit.ErrorReporter] calls) to Sentry with
+// github.com/getsentry/sentry-go, without anything a caller sent. It is the only
+// package of mcpkit that links sentry-go.
+//
+// A server's main turns it on for the standard flags of package serve (reporting
+// starts when SENTRY_DSN is set) with:
+//
+//	sf := serve.RegisterFlags(fs)
+//	sf.Reporter = sentryreport.FromEnv
+package sentryreport
 
 import (
 	"errors"
@@ -9,28 +19,22 @@ import (
 	"time"
 
 	"github.com/getsentry/sentry-go"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
-// ErrorReporter receives what operators need to hear about: handler panics and
-// internal errors (errors that are not protocol errors and answer -32603). Tool
-// errors (isError results) are the tool's normal answers and are not reported.
-type ErrorReporter interface {
-	ReportPanic(req *Request, value any, stack []byte)
-	ReportError(req *Request, err error)
-}
-
-// SentryReporter reports panics and internal errors to Sentry with
-// github.com/getsentry/sentry-go. Events carry the method, the tool or prompt name
+// Reporter is an [mcpkit.ErrorReporter] that reports panics and internal errors to
+// Sentry with github.com/getsentry/sentry-go. Events carry the method, the tool or prompt name
 // and the trace id as tags, and nothing a caller sent: BeforeSend removes request
 // data, user data, breadcrumbs and threads, and replaces every message that a
 // handler wrote with its size (only the Go runtime's own panic messages are kept),
 // so that neither tokens, tool arguments nor file contents leave the server.
-type SentryReporter struct {
+type Reporter struct {
 	hub *sentry.Hub
 }
 
-// SentryOptions configure NewSentryReporter.
-type SentryOptions struct {
+// Options configure [New].
+type Options struct {
 	// DSN is the Sentry project's DSN (required).
 	DSN string
 	// Environment and Release tag events (defaults: SENTRY_ENVIRONMENT and
@@ -40,10 +44,10 @@ type SentryOptions struct {
 	ServerName string
 }
 
-// NewSentryReporter returns a reporter sending to the given DSN. It uses its own
+// New returns a reporter sending to the given DSN. It uses its own
 // sentry-go client and hub, so it does not touch sentry-go's global hub, which the
 // server's own code may use for something else.
-func NewSentryReporter(o SentryOptions) (*SentryReporter, error) {
+func New(o Options) (*Reporter, error) {
 	if o.DSN == "" {
 		return nil, errors.New("sentry: a DSN is required")
 	}
@@ -58,7 +62,7 @@ func NewSentryReporter(o SentryOptions) (*SentryReporter, error) {
 		// telemetry buffer can return while an event is still on its way, which
 		// loses the report of a crash right before the process exits.
 		DisableTelemetryBuffer: true,
-		BeforeSend:             scrubSentryEvent,
+		BeforeSend:             scrub,
 		// Only what is needed: no source-file context lines read from disk.
 		Integrations: func(in []sentry.Integration) []sentry.Integration {
 			var out []sentry.Integration
@@ -73,12 +77,13 @@ func NewSentryReporter(o SentryOptions) (*SentryReporter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sentry: %w", err)
 	}
-	return &SentryReporter{hub: sentry.NewHub(client, sentry.NewScope())}, nil
+	return &Reporter{hub: sentry.NewHub(client, sentry.NewScope())}, nil
 }
 
-// SentryReporterFromEnv returns a reporter when SENTRY_DSN is set, and nil, nil when
-// it is not: reporting is opt-in.
-func SentryReporterFromEnv(release string) (*SentryReporter, error) {
+// FromEnv returns a reporter when SENTRY_DSN is set (tagging events with
+// SENTRY_ENVIRONMENT, and with SENTRY_RELEASE or else release), and nil, nil when
+// it is not: reporting is opt-in. It is the value of serve.Flags.Reporter.
+func FromEnv(release string) (mcpkit.ErrorReporter, error) {
 	dsn := os.Getenv("SENTRY_DSN")
 	if dsn == "" {
 		return nil, nil
@@ -86,12 +91,16 @@ func SentryReporterFromEnv(release string) (*SentryReporter, error) {
 	if r := os.Getenv("SENTRY_RELEASE"); r != "" {
 		release = r
 	}
-	return NewSentryReporter(SentryOptions{DSN: dsn, Release: release})
+	r, err := New(Options{DSN: dsn, Release: release})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // ReportPanic sends a panic with the stack of the goroutine that panicked (it is
 // called from the deferred recover, so the panicking frames are still there).
-func (r *SentryReporter) ReportPanic(req *Request, value any, _ []byte) {
+func (r *Reporter) ReportPanic(req *mcpkit.Request, value any, _ []byte) {
 	err, ok := value.(error)
 	if !ok {
 		// As an error, the value gets an exception with the panicking stack; a plain
@@ -111,7 +120,7 @@ type panicValue struct{ v any }
 func (p panicValue) Error() string { return fmt.Sprint(p.v) }
 
 // ReportError sends an internal error.
-func (r *SentryReporter) ReportError(req *Request, err error) {
+func (r *Reporter) ReportError(req *mcpkit.Request, err error) {
 	r.hub.WithScope(func(scope *sentry.Scope) {
 		r.tag(scope, req)
 		r.hub.CaptureException(err)
@@ -119,9 +128,9 @@ func (r *SentryReporter) ReportError(req *Request, err error) {
 }
 
 // Flush waits up to timeout for queued events to be sent; call it before exiting.
-func (r *SentryReporter) Flush(timeout time.Duration) bool { return r.hub.Flush(timeout) }
+func (r *Reporter) Flush(timeout time.Duration) bool { return r.hub.Flush(timeout) }
 
-func (r *SentryReporter) tag(scope *sentry.Scope, req *Request) {
+func (r *Reporter) tag(scope *sentry.Scope, req *mcpkit.Request) {
 	if req == nil {
 		return
 	}
@@ -138,22 +147,22 @@ func (r *SentryReporter) tag(scope *sentry.Scope, req *Request) {
 	}
 }
 
-// allowedSentryContexts are the event contexts that describe the process, not a request.
-var allowedSentryContexts = map[string]bool{"os": true, "runtime": true, "device": true, "trace": true}
+// allowedContexts are the event contexts that describe the process, not a request.
+var allowedContexts = map[string]bool{"os": true, "runtime": true, "device": true, "trace": true}
 
-// scrubSentryEvent is the BeforeSend hook: it keeps what locates a bug (exception
+// scrub is the BeforeSend hook: it keeps what locates a bug (exception
 // types, stack frames, the method and tool name tags, the Go runtime's own panic
 // messages) and removes what a caller sent or the server read on its behalf.
 // Messages of errors and panic values are written by handlers and may quote
 // arguments, tokens or file contents, so only their size is kept; operators find
 // the full message in the server's own log line, next to the same trace id.
-func scrubSentryEvent(e *sentry.Event, hint *sentry.EventHint) *sentry.Event {
+func scrub(e *sentry.Event, hint *sentry.EventHint) *sentry.Event {
 	e.Request = nil
 	e.User = sentry.User{}
 	e.Breadcrumbs = nil
 	e.Threads = nil
 	for k := range e.Contexts {
-		if !allowedSentryContexts[k] {
+		if !allowedContexts[k] {
 			delete(e.Contexts, k)
 		}
 	}
@@ -194,4 +203,12 @@ func redact(msg string, runtimeMessage bool) string {
 		return msg
 	}
 	return fmt.Sprintf("[redacted: %d bytes; see the server log]", len(msg))
+}
+
+// clip bounds a name before it becomes a tag.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package mcpkit
+package auth
 
 import (
 	"bufio"
@@ -36,6 +36,8 @@ type staticToken struct {
 	scopes  []string
 }
 
+var _ Verifier = (*StaticTokens)(nil)
+
 // MinStaticTokenLength is the shortest plain token accepted in a static token list.
 const MinStaticTokenLength = 32
 
@@ -45,7 +47,7 @@ func HashStaticToken(token string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// LoadStaticTokens reads a static token list from a file (see StaticTokens).
+// LoadStaticTokens reads a static token list from a file (see [StaticTokens]).
 func LoadStaticTokens(path string) (*StaticTokens, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -58,7 +60,7 @@ func LoadStaticTokens(path string) (*StaticTokens, error) {
 	return st, nil
 }
 
-// ParseStaticTokens reads a static token list (see StaticTokens). Entries may also be
+// ParseStaticTokens reads a static token list (see [StaticTokens]). Entries may also be
 // separated by ';' so that a list fits in one environment variable. Errors name the
 // line but never repeat a token.
 func ParseStaticTokens(text string) (*StaticTokens, error) {

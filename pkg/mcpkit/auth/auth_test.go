@@ -1,0 +1,183 @@
+package auth_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/auth"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
+)
+
+// fixed returns the same authorizer for any endpoint.
+func fixed(a auth.Verifier) func(string) auth.Verifier {
+	return func(string) auth.Verifier { return a }
+}
+
+func TestProtectedResourceMetadata(t *testing.T) {
+	st, err := auth.ParseStaticTokens(auth.HashStaticToken("x") + " alice mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := remotetest.AuthedService(t, fixed(st), "https://auth.example", func(o *serve.Options) {
+		o.Auth.ScopesSupported = []string{"offline_access", "profile"}
+		o.Auth.ResourceName = "Remote test"
+	})
+	base := strings.TrimSuffix(endpoint, "/mcp")
+	want := map[string]any{
+		"resource":                 endpoint,
+		"authorization_servers":    []any{"https://auth.example"},
+		"scopes_supported":         []any{"mcp", "profile", "notes:write"},
+		"bearer_methods_supported": []any{"header"},
+		"resource_name":            "Remote test",
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: status %d, type %q, %v", path, resp.StatusCode, resp.Header.Get("Content-Type"), err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+	resp, err := http.Post(base+"/.well-known/oauth-protected-resource", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST to the metadata: status %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestStaticTokens(t *testing.T) {
+	aliceTok := strings.Repeat("a", 40)
+	bobTok := "bob-token-0123456789-0123456789-0123456789"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tokens")
+	content := "# operators\n" + auth.HashStaticToken(aliceTok) + "  alice  mcp,notes:write\n\n" + bobTok + " bob mcp\n"
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := auth.LoadStaticTokens(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := remotetest.AuthedService(t, fixed(st), "https://auth.example", nil)
+	tests := []struct {
+		token, tool string
+		status      int
+	}{
+		{aliceTok, "write_note", 200},
+		{bobTok, "add", 200},
+		{bobTok, "write_note", 403},
+		{aliceTok + "x", "add", 401},
+		{strings.Repeat("a", 39), "add", 401},
+	}
+	for _, tt := range tests {
+		c := remotetest.NewClient(t, endpoint)
+		c.Token = tt.token
+		r := c.Do("tools/call", map[string]any{"name": tt.tool, "arguments": map[string]any{"a": 1, "b": 1, "text": "x"}})
+		if r.Status != tt.status {
+			t.Errorf("token %.6s… %s: status %d, want %d (%s)", tt.token, tt.tool, r.Status, tt.status, r.Body)
+		}
+	}
+
+	bad := []struct{ text, want string }{
+		{"", "no tokens"},
+		{"short alice", "at least 32 characters"},
+		{"sha256:abcd alice", "64 hex digits"},
+		{aliceTok, "expected"},
+		{aliceTok + " alice mcp extra", "expected"},
+		{aliceTok + " alice; " + auth.HashStaticToken(aliceTok) + " again", "listed twice"},
+	}
+	for _, b := range bad {
+		_, err := auth.ParseStaticTokens(b.text)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("ParseStaticTokens(%q): %v, want an error saying %q", b.text, err, b.want)
+		}
+		if err != nil && len(aliceTok) > 0 && strings.Contains(err.Error(), aliceTok) {
+			t.Errorf("the error repeats the token: %v", err)
+		}
+	}
+}
+
+// TestLegacySessionIsBoundToItsCaller: a 2025-11-25 session created by one token
+// cannot be used with another caller's token, even knowing its id.
+func TestLegacySessionIsBoundToItsCaller(t *testing.T) {
+	alice, bob := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	st, err := auth.ParseStaticTokens(alice + " alice mcp\n" + bob + " bob mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := remotetest.AuthedService(t, fixed(st), "https://auth.example", nil)
+	send := func(token, sid, body string) *http.Response {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20251125)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := send(alice, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	send(alice, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if r := send(bob, sid, list); r.StatusCode != http.StatusNotFound {
+		t.Errorf("bob using alice's session: status %d, want 404", r.StatusCode)
+	}
+	if r := send(alice, sid, list); r.StatusCode != http.StatusOK {
+		t.Errorf("alice using her session: status %d, want 200", r.StatusCode)
+	}
+}
+
+// TestToolScopeRefusalNamesTheRequest: the 403 of a tool whose scope the token lacks
+// is a JSON-RPC error for the request's id (the body was read to find the tool);
+// a refused token's 401 has no id (the body was not read).
+func TestToolScopeRefusalNamesTheRequest(t *testing.T) {
+	tok := strings.Repeat("a", 32)
+	st, err := auth.ParseStaticTokens(tok + " alice mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := remotetest.AuthedService(t, fixed(st), "https://auth.example", nil)
+	for _, tc := range []struct {
+		token  string
+		status int
+		id     string
+	}{{tok, http.StatusForbidden, "1"}, {strings.Repeat("b", 32), http.StatusUnauthorized, "null"}} {
+		c := remotetest.NewClient(t, endpoint)
+		c.Token = tc.token
+		r := c.Do("tools/call", map[string]any{"name": "write_note", "arguments": map[string]any{"text": "x"}})
+		var body struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil || r.Status != tc.status || string(body.ID) != tc.id {
+			t.Errorf("token %.4s…: status %d, id %s (%v); want %d with id %s: %s", tc.token, r.Status, body.ID, err, tc.status, tc.id, r.Body)
+		}
+	}
+}

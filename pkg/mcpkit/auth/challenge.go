@@ -1,0 +1,50 @@
+package auth
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// challenge builds a WWW-Authenticate value (RFC 6750 §3, RFC 9728 §5.1).
+func (a *Authenticator) challenge(errCode, desc string, scopes []string) string {
+	parts := []string{fmt.Sprintf("resource_metadata=%q", a.metadataURL)}
+	if len(scopes) > 0 {
+		parts = append(parts, `scope="`+quotable(strings.Join(scopes, " "))+`"`)
+	}
+	if errCode != "" {
+		parts = append(parts, `error="`+errCode+`"`)
+	}
+	if desc != "" {
+		parts = append(parts, `error_description="`+quotable(desc)+`"`)
+	}
+	return "Bearer " + strings.Join(parts, ", ")
+}
+
+// quotable keeps only characters RFC 6750 allows inside a quoted parameter (printable
+// ASCII without '"' and '\'), so no value can break the header's syntax.
+func quotable(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// refuse answers a request that failed authorization: the status, the challenge, and
+// a JSON-RPC error body (without id: the body was not read) saying what is wrong.
+func (a *Authenticator) refuse(w http.ResponseWriter, r *http.Request, status int, errCode, desc string, scopes []string) {
+	w.Header().Set("WWW-Authenticate", a.challenge(errCode, desc, scopes))
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	msg := desc
+	if msg == "" {
+		msg = "authorization required: send an OAuth access token as \"Authorization: Bearer <token>\"; the WWW-Authenticate header says where to get one"
+	}
+	mcpkit.WriteHTTPError(w, r, status, mcpkit.Errorf(mcpkit.CodeInvalidRequest, "%s", msg))
+}

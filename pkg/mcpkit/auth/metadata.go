@@ -1,0 +1,100 @@
+package auth
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// metadataBase is the well-known path of Protected Resource Metadata (RFC 9728).
+const metadataBase = "/.well-known/oauth-protected-resource"
+
+// MetadataPath is the path of the Protected Resource Metadata document for a
+// resource URI: the well-known prefix with the resource's path inserted after it
+// ("/.well-known/oauth-protected-resource/mcp" for https://host/mcp), as RFC 9728 §3.1
+// describes and MCP clients try first.
+func MetadataPath(resource string) string {
+	u, err := url.Parse(resource)
+	if err != nil {
+		return metadataBase
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	if p == "" {
+		return metadataBase
+	}
+	return metadataBase + p
+}
+
+// MetadataPaths are the paths [Authenticator.MetadataHandler] is served at: the
+// root well-known path and, for a resource with a path, the path-inserted one.
+func (a *Authenticator) MetadataPaths() []string {
+	if p := MetadataPath(a.resource.String()); p != metadataBase {
+		return []string{metadataBase, p}
+	}
+	return []string{metadataBase}
+}
+
+// protectedResourceMetadata is the RFC 9728 document.
+type protectedResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
+	ScopesSupported        []string `json:"scopes_supported,omitempty"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name,omitempty"`
+	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
+}
+
+// metadata builds the document. Tool scopes are read at request time so a tool
+// registered later is advertised too.
+func (a *Authenticator) metadata(s *mcpkit.Server) *protectedResourceMetadata {
+	scopes := slices.Concat(a.opts.Scopes, a.opts.ScopesSupported)
+	for _, t := range s.Tools() {
+		scopes = append(scopes, t.Scopes...)
+	}
+	// offline_access is the authorization server's business, not a resource scope.
+	scopes = slices.DeleteFunc(dedupe(scopes), func(s string) bool { return s == "offline_access" || s == "" })
+	return &protectedResourceMetadata{
+		Resource:               a.resource.String(),
+		AuthorizationServers:   a.opts.AuthorizationServers,
+		ScopesSupported:        scopes,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           a.opts.ResourceName,
+		ResourceDocumentation:  a.opts.ResourceDocumentation,
+	}
+}
+
+// MetadataHandler serves the Protected Resource Metadata document of the server's
+// endpoint, at the paths [Authenticator.MetadataPaths] lists. The scopes it
+// advertises are the Options' and every tool's, read on each request.
+func (a *Authenticator) MetadataHandler(s *mcpkit.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed: the metadata document is read with GET", http.StatusMethodNotAllowed)
+			return
+		}
+		b, _ := marshalNoEscape(a.metadata(s))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		// Browser-based clients fetch this cross-origin; it holds nothing secret.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		_, _ = w.Write(b)
+	})
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping and without the trailing
+// newline, as mcpkit writes its JSON.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,49 @@
+package mcpkit_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestOptionalLibrariesStayOut: the core, the process layer and the OAuth resource
+// server link neither the JOSE library nor sentry-go, so a server that does not
+// import package auth/jwt or sentryreport carries neither; those two packages are
+// the ones that do (checked too, so that a renamed module cannot make the first
+// check pass vacuously).
+func TestOptionalLibrariesStayOut(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list dependencies with")
+	}
+	const mod = "github.com/mcpkit/reference/pkg/mcpkit"
+	optional := []string{"github.com/go-jose/", "github.com/getsentry/"}
+	deps := func(pkg string) []string {
+		out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	links := func(deps []string, prefix string) bool {
+		for _, d := range deps {
+			if strings.HasPrefix(d, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pkg := range []string{mod, mod + "/serve", mod + "/auth"} {
+		d := deps(pkg)
+		for _, o := range optional {
+			if links(d, o) {
+				t.Errorf("%s links %s…: only %s/auth/jwt and %s/sentryreport may", pkg, o, mod, mod)
+			}
+		}
+	}
+	for pkg, want := range map[string]string{mod + "/auth/jwt": optional[0], mod + "/sentryreport": optional[1]} {
+		if !links(deps(pkg), want) {
+			t.Errorf("%s does not link %s…: the check above names the wrong module", pkg, want)
+		}
+	}
+}
