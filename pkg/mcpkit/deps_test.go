@@ -33,7 +33,10 @@ func TestOptionalLibrariesStayOut(t *testing.T) {
 		}
 		return false
 	}
-	for _, pkg := range []string{mod, mod + "/serve", mod + "/auth"} {
+	// The template server (stdio and HTTP through serve, no JWT, no Sentry) is what a
+	// new server starts from: it must stay free of both.
+	const template = "github.com/mcpkit/reference/examples/hello/cmd/mcp-server-hello"
+	for _, pkg := range []string{mod, mod + "/serve", mod + "/auth", template} {
 		d := deps(pkg)
 		for _, o := range optional {
 			if links(d, o) {
