@@ -22,11 +22,17 @@ const (
 )
 
 // catalogTx runs fn in a read-only transaction with the statement timeout set, and
-// rolls it back.
+// rolls it back. A pooled connection found lost at BEGIN (which does nothing a second
+// try could repeat) resets the pool and BEGIN is tried once more on a new connection;
+// see lost.go.
 func (db *DB) catalogTx(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
 	ctx, cancel := db.callContext(ctx)
 	defer cancel()
 	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil && ctx.Err() == nil && lostConnection(err) {
+		db.forgetConnections()
+		tx, err = db.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	}
 	if err != nil {
 		return db.catalogError(err)
 	}
@@ -44,14 +50,27 @@ func (db *DB) catalogTx(ctx context.Context, fn func(context.Context, pgx.Tx) er
 	return nil
 }
 
+// catalogError reports a failed catalog read. A lost connection resets the pool (see
+// lost.go), so that what the message says of the next call is true.
 func (db *DB) catalogError(err error) error {
+	lost := lostConnection(err)
+	if lost {
+		db.forgetConnections()
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return newSQLError(pe, "", 0, stepExecute, db.opts.StatementTimeout)
+		se := newSQLError(pe, "", 0, stepExecute, db.opts.StatementTimeout)
+		if lost && se.Reason == "" {
+			se.Reason = reasonLost
+		}
+		return se
 	}
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
 		return nf
+	}
+	if lost {
+		return fmt.Errorf("reading the catalog of %s: the connection was lost (%w); %s", db.target, err, afterLoss)
 	}
 	return fmt.Errorf("reading the catalog of %s: %w", db.target, err)
 }

@@ -257,9 +257,16 @@ func redact(s string, secrets ...string) string {
 }
 
 // Ping checks that PostgreSQL answers on a pooled connection: the readiness probe
-// (/readyz) of an HTTP deployment. The error names the target, never the password.
+// (/readyz) of an HTTP deployment. The error names the target, never the password. A
+// pooled connection found lost resets the pool and the ping is tried once more on a
+// new connection (see lost.go), so a restarted server reads as ready.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.pool.Ping(ctx); err != nil {
+	err := db.pool.Ping(ctx)
+	if err != nil && ctx.Err() == nil && lostConnection(err) {
+		db.forgetConnections()
+		err = db.pool.Ping(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("PostgreSQL at %s does not answer: %s", db.target, connectErrorText(err))
 	}
 	return nil

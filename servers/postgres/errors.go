@@ -86,7 +86,10 @@ const (
 	reasonInTxBlock = "this statement cannot run inside a transaction block, and this server runs every statement in one"
 	reasonParamType = "add a cast to the placeholder so PostgreSQL knows its type, e.g. $1::int or $1::text"
 	reasonParams    = "params must hold exactly one value per placeholder $1, $2, … in the statement, each valid text for the type the placeholder needs"
-	reasonTerminate = "the database connection was terminated (for example by pg_terminate_backend or a server shutdown); the next call uses a new connection"
+	reasonTerminate = "the database connection was terminated (for example by pg_terminate_backend, idle_session_timeout or a server shutdown); " + afterLoss
+	reasonLost      = "the server closed the database connection; " + afterLoss
+	// afterLoss is what a lost connection leads to (see lost.go).
+	afterLoss = "this server has closed all its pooled connections, so the next call opens a new connection"
 )
 
 // newSQLError wraps a server error for the caller's sql, with positions shifted back

@@ -115,7 +115,14 @@ type reply struct {
 
 // errBroken marks a connection that can no longer be trusted (I/O error, protocol
 // confusion, a FATAL from the server): the caller must close it.
-type errBroken struct{ err error }
+type errBroken struct {
+	err error
+	// notRun says the server certainly processed none of the round trip's messages:
+	// nothing at all was written, or the first thing read back was a FATAL error,
+	// sent before any reply to the first message (PostgreSQL answers messages in
+	// order and sends a FATAL after the replies it has already queued).
+	notRun bool
+}
 
 func (e *errBroken) Error() string { return "connection to PostgreSQL lost: " + e.err.Error() }
 func (e *errBroken) Unwrap() error { return e.err }
@@ -126,16 +133,18 @@ func (e *errBroken) Unwrap() error { return e.err }
 func (p *pipeline) roundTrip(pc *pgconn.PgConn, h handler) (reply, error) {
 	var r reply
 	if err := p.fe.Flush(); err != nil {
-		return r, &errBroken{err}
+		return r, &errBroken{err: err, notRun: pgconn.SafeToRetry(err)} // SafeToRetry: not a byte was written
 	}
 	i := 0 // index of the op whose reply comes next
 	for {
 		msg, err := pc.ReceiveMessage(context.Background())
 		if err != nil {
-			return r, &errBroken{err}
+			var pe *pgconn.PgError
+			first := i == 0 && r.err == nil // no reply to the first message yet
+			return r, &errBroken{err: err, notRun: first && errors.As(err, &pe) && fatal(pe)}
 		}
 		if i >= len(p.ops) {
-			return r, &errBroken{fmt.Errorf("unexpected %T after the last reply", msg)}
+			return r, &errBroken{err: fmt.Errorf("unexpected %T after the last reply", msg)}
 		}
 		cur := p.ops[i]
 		switch m := msg.(type) {
@@ -169,7 +178,7 @@ func (p *pipeline) roundTrip(pc *pgconn.PgConn, h handler) (reply, error) {
 			i = len(p.ops) - 1
 		case *pgproto3.ReadyForQuery:
 			if cur.kind != 'S' {
-				return r, &errBroken{errors.New("ReadyForQuery before all replies arrived")}
+				return r, &errBroken{err: errors.New("ReadyForQuery before all replies arrived")}
 			}
 			r.txStatus = m.TxStatus
 			p.ops = p.ops[:0]
@@ -181,7 +190,7 @@ func (p *pipeline) roundTrip(pc *pgconn.PgConn, h handler) (reply, error) {
 			*pgproto3.CopyOutResponse, *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.ParameterDescription:
 			// Not part of the result.
 		default:
-			return r, &errBroken{fmt.Errorf("unexpected message %T", msg)}
+			return r, &errBroken{err: fmt.Errorf("unexpected message %T", msg)}
 		}
 	}
 }

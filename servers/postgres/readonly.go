@@ -107,9 +107,23 @@ type readSpec struct {
 }
 
 // read runs spec in a read-only, rolled-back transaction and feeds the results to c.
+// When the pooled connection turns out to have been lost before the server processed
+// anything of the call (typically ended while idle: see lost.go), the pool is reset
+// and the read runs again, once, on a new connection, within the same time limit.
 func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 	ctx, cancel := db.callContext(ctx)
 	defer cancel()
+	err := db.readOnce(ctx, spec, c, true)
+	if err == errRetry {
+		err = db.readOnce(ctx, spec, c, false)
+	}
+	return err
+}
+
+// readOnce is one attempt of read. With mayRetry, a connection lost before the server
+// processed anything of the call yields errRetry (after the pool was reset) instead
+// of an error for the caller.
+func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetry bool) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return db.connError(err)
@@ -155,6 +169,10 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 		return nil
 	}
 	if err != nil {
+		if mayRetry && ctx.Err() == nil && notRun(err) && c.pristine() {
+			db.forgetConnections()
+			return errRetry
+		}
 		return db.brokenError(ctx, err, spec)
 	}
 	if r.err != nil || r.txStatus != 'I' || !c.checked {
@@ -183,7 +201,7 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 		return newSQLError(r.err, "", 0, r.errStep, db.opts.StatementTimeout)
 	}
 	if !c.checked || r.txStatus != 'I' {
-		return &errBroken{fmt.Errorf("connection not idle after the call (status %q)", r.txStatus)}
+		return &errBroken{err: fmt.Errorf("connection not idle after the call (status %q)", r.txStatus)}
 	}
 	healthy = true
 	if r.err != nil {
@@ -214,11 +232,21 @@ func (db *DB) statementError(r reply, spec readSpec) error {
 }
 
 // brokenError reports a call whose connection failed: a server error that closed it
-// (a FATAL, such as pg_terminate_backend), a cancellation, or an I/O error.
+// (a FATAL, such as pg_terminate_backend), a cancellation, or an I/O error. When the
+// connection was lost (see lostConnection) every pooled connection is closed too, so
+// that what the message says of the next call is true.
 func (db *DB) brokenError(ctx context.Context, err error, spec readSpec) error {
+	lost := lostConnection(err)
+	if lost {
+		db.forgetConnections()
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return newSQLError(pe, spec.sql, spec.offset, stepExecute, db.opts.StatementTimeout)
+		se := newSQLError(pe, spec.sql, spec.offset, stepExecute, db.opts.StatementTimeout)
+		if lost && se.Reason == "" {
+			se.Reason = reasonLost
+		}
+		return se
 	}
 	var tooBig *pgproto3.ExceededMaxBodyLenErr
 	if errors.As(err, &tooBig) {
@@ -231,7 +259,10 @@ func (db *DB) brokenError(ctx context.Context, err error, spec readSpec) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("the call was cancelled: %w", ctx.Err())
 	}
-	return fmt.Errorf("connection to PostgreSQL at %s failed during the call; the next call uses a new connection: %w", db.target, err)
+	if lost {
+		return fmt.Errorf("the connection to PostgreSQL at %s was lost during the call (%w); %s", db.target, err, afterLoss)
+	}
+	return fmt.Errorf("the connection to PostgreSQL at %s failed during the call and was closed, not reused: %w", db.target, err)
 }
 
 // connError reports a failure to get a connection.
