@@ -75,11 +75,7 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	// Never follow redirects: a redirect could carry the bearer token to another host
-	// or over plain http. A 3xx is reported with the host to configure instead.
-	c := *hc
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &SentryBackend{cfg: cfg, base: base, hc: &c, logger: cfg.Logger, projects: map[string]projectCache{}}, nil
+	return &SentryBackend{cfg: cfg, base: base, hc: sentryClient(hc, cfg), logger: cfg.Logger, projects: map[string]projectCache{}}, nil
 }
 
 // BaseURL is the normalised Sentry base URL requests go to.

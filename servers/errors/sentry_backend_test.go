@@ -499,7 +499,7 @@ func TestSentryRetriesAndRateLimits(t *testing.T) {
 		}, wantCalls: 2},
 		{name: "502 until the attempts run out", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { w.WriteHeader(502) },
-		}, wantErr: ErrUnavailable, wantMsg: "after 4 attempts", wantCalls: 4},
+		}, wantErr: ErrUnavailable, wantMsg: "after 3 attempts", wantCalls: 3},
 		{name: "429 longer than the wait limit", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { w.Header().Set("Retry-After", "3600"); w.WriteHeader(429) },
 		}, wantErr: ErrRateLimited, wantMsg: "retry after", wantCalls: 1},

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // Sentry backend defaults.
@@ -15,8 +17,8 @@ const (
 	DefaultSentryURL      = "https://sentry.io/"
 	DefaultCallTimeout    = 45 * time.Second
 	DefaultAttemptTimeout = 20 * time.Second
-	DefaultMaxAttempts    = 4
-	DefaultMaxRetryWait   = 10 * time.Second
+	DefaultMaxAttempts    = upstream.DefaultAttempts      // the shared policy's, as for GitHub
+	DefaultMaxRetryWait   = upstream.DefaultMaxRetryAfter // the shared policy's, as for GitHub
 	sentryMaxResponse     = 16 << 20
 	// SentryScopes are the token scopes the read-only tools need.
 	SentryScopes = "org:read, project:read and event:read"
@@ -42,12 +44,15 @@ type SentryConfig struct {
 	// AttemptTimeout bounds one HTTP attempt; an attempt that runs out is retried while
 	// the call's deadline allows.
 	AttemptTimeout time.Duration
-	// MaxAttempts bounds the attempts per request (5xx, timeouts and 429 are retried).
+	// MaxAttempts bounds the requests per read, the first included (the shared retry
+	// policy of pkg/mcpkit/upstream: transport failures, attempt timeouts, 429 and
+	// 500/502/503/504 are retried with backoff). 0: DefaultMaxAttempts.
 	MaxAttempts int
 	// MaxRetryWait is the longest Retry-After this backend sleeps through; longer ones
 	// are reported to the caller with the time to retry.
 	MaxRetryWait time.Duration
-	// Logger receives one debug line per request (path and status; never the token).
+	// Logger receives one debug line per request (path, status and attempts; never the
+	// token).
 	Logger *slog.Logger
 }
 

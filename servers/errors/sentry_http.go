@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // apiPage is one decoded response and its Link-header cursor for the next page.
@@ -20,67 +19,113 @@ type apiPage struct {
 	NextCursor string
 }
 
-// get performs GET /api/0/<path>/ with q, retrying as the config allows, and decodes
-// the JSON answer into out. op names the request in errors ("search issues").
+// get performs GET /api/0/<path>/ with q and decodes the JSON answer into out. op
+// names the request in errors ("search issues").
 //
-// Retry policy: 5xx answers and network errors or attempt timeouts are retried with
-// exponential backoff and jitter; 429 is retried after Retry-After if that fits both
-// MaxRetryWait and the call's deadline, and otherwise reported with the time to retry.
-// Every call is bounded by CallTimeout overall.
+// Retries are the repository's one policy for idempotent reads (pkg/mcpkit/upstream,
+// installed on b.hc by NewSentryBackend): transport failures, attempt timeouts, bodies
+// cut short, 429 and 500/502/503/504 are retried with capped, jittered exponential
+// backoff, a Retry-After up to MaxRetryWait is waited out, and at most MaxAttempts
+// requests are sent. What is left when they run out is reported here, naming Sentry,
+// the operation, the status and what to do. Every call is bounded by CallTimeout.
 func (b *SentryBackend) get(ctx context.Context, op string, segments []string, q url.Values, out any) (apiPage, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
-	target := b.endpoint(segments, q)
-	for attempt := 1; ; attempt++ {
-		status, header, body, err := b.attempt(ctx, target)
-		b.logger.Debug("sentry request", "op", op, "path", "/api/0/"+strings.Join(segments, "/")+"/", "status", status, "attempt", attempt)
-		if err != nil {
-			if ctx.Err() != nil {
-				return apiPage{}, fmt.Errorf("%w: Sentry did not answer %s within the %s deadline: try again, or narrow the request", ErrUnavailable, op, b.cfg.CallTimeout)
-			}
-			if attempt < b.cfg.MaxAttempts && retryableNetErr(err) {
-				if b.backoff(ctx, attempt) {
-					continue
-				}
-				return apiPage{}, fmt.Errorf("%w: Sentry did not answer %s within the %s deadline (%d attempts, the last: %s): try again, or narrow the request", ErrUnavailable, op, b.cfg.CallTimeout, attempt, describeNetErr(err))
-			}
-			return apiPage{}, fmt.Errorf("%w: %s: %s", ErrUnavailable, op, describeNetErr(err))
-		}
-		switch {
-		case status >= 200 && status < 300:
-			if err := json.Unmarshal(body, out); err != nil {
-				return apiPage{}, fmt.Errorf("%w: Sentry's answer to %s is not the expected JSON: %v", ErrUnavailable, op, err)
-			}
-			return apiPage{NextCursor: nextCursor(header.Values("Link"))}, nil
-		case status == http.StatusTooManyRequests:
-			wait, at := retryAfter(header.Get("Retry-After"), time.Now())
-			deadline, _ := ctx.Deadline()
-			if attempt >= b.cfg.MaxAttempts || wait > b.cfg.MaxRetryWait || at.After(deadline) {
-				return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s: retry after %s (in %s)", ErrRateLimited, op, at.UTC().Format(time.RFC3339), wait.Round(time.Minute))
-			}
-			if !sleepCtx(ctx, wait) {
-				return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s and the call's deadline ran out while waiting", ErrRateLimited, op)
-			}
-			continue
-		case status == http.StatusUnauthorized:
-			return apiPage{}, fmt.Errorf("%w: Sentry refused the token (401 Unauthorized) for %s: check SENTRY_AUTH_TOKEN; it must be a valid auth token with the scopes %s", ErrConfig, op, SentryScopes)
-		case status == http.StatusForbidden:
-			return apiPage{}, fmt.Errorf("%w: Sentry refused %s (403 Forbidden)%s: the token in SENTRY_AUTH_TOKEN lacks access; it needs the scopes %s and membership in the organization", ErrConfig, op, detailSuffix(body), SentryScopes)
-		case status == http.StatusNotFound:
-			return apiPage{}, fmt.Errorf("%w: Sentry has no such resource for %s (404)%s", ErrNotFound, op, detailSuffix(body))
-		case status == http.StatusBadRequest:
-			return apiPage{}, fmt.Errorf("%w: Sentry rejected %s (400)%s", ErrInvalidInput, op, detailSuffix(body))
-		case status >= 300 && status < 400:
-			return apiPage{}, fmt.Errorf("%w: Sentry redirected %s (%d) to %s: set SENTRY_URL to the host it redirects to", ErrConfig, op, status, redirectHost(header.Get("Location")))
-		case status >= 500:
-			if attempt < b.cfg.MaxAttempts && b.backoff(ctx, attempt) {
-				continue
-			}
-			return apiPage{}, fmt.Errorf("%w: Sentry failed %s (%d %s) after %d attempts within the %s deadline: try again later", ErrUnavailable, op, status, http.StatusText(status), attempt, b.cfg.CallTimeout)
-		default:
-			return apiPage{}, fmt.Errorf("%w: Sentry answered %s with %d %s%s", ErrUnavailable, op, status, http.StatusText(status), detailSuffix(body))
-		}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.endpoint(segments, q), nil)
+	if err != nil {
+		return apiPage{}, fmt.Errorf("%w: %s: %v", ErrInvalidInput, op, err)
 	}
+	req.Header.Set("Authorization", "Bearer "+b.cfg.Token)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "mcp-server-errors")
+	resp, err := b.hc.Do(req)
+	attempts := upstream.Attempts(resp, err)
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	b.logger.Debug("sentry request", "op", op, "path", "/api/0/"+strings.Join(segments, "/")+"/", "status", status, "attempts", attempts)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return apiPage{}, fmt.Errorf("%w: %s: Sentry did not answer within the %s deadline (%s); try again, or narrow the request", ErrUnavailable, op, b.cfg.CallTimeout, plural(attempts, "attempt"))
+		case errors.Is(err, upstream.ErrTooLarge):
+			return apiPage{}, fmt.Errorf("%w: %s: Sentry's answer is over %d MiB; narrow the request (a smaller limit or a narrower query)", ErrUnavailable, op, sentryMaxResponse>>20)
+		}
+		e := upstream.NetworkError("Sentry", "SENTRY_URL ("+b.base.String()+")", err)
+		e.Op = op
+		return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, e)
+	}
+	body, _ := io.ReadAll(resp.Body) // already in memory: the policy reads it within the attempt
+	resp.Body.Close()
+	header := resp.Header
+	fault := &upstream.Error{Upstream: "Sentry", Op: op, Status: status, Attempts: attempts}
+	switch {
+	case status >= 200 && status < 300:
+		if upstream.IsHTML(header) {
+			e := upstream.HTMLPage("Sentry", status, "JSON", "SENTRY_URL ("+b.base.String()+")")
+			e.Op, e.Attempts = op, attempts
+			return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, e)
+		}
+		if err := json.Unmarshal(body, out); err != nil {
+			fault.Problem, fault.Detail, fault.Err = "sent an answer that is not the JSON expected", fmt.Sprintf("%d bytes, %v", len(body), err), err
+			fault.Next = "try again; if it keeps happening, check that SENTRY_URL (" + b.base.String() + ") is the Sentry server and not a proxy or a web page"
+			return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, fault)
+		}
+		return apiPage{NextCursor: nextCursor(header.Values("Link"))}, nil
+	case status == http.StatusTooManyRequests:
+		wait, ok := upstream.RetryAfter(header, time.Now())
+		if !ok {
+			return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry in a minute, with fewer requests", ErrRateLimited, op, plural(attempts, "attempt"))
+		}
+		at := time.Now().Add(wait)
+		return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry after %s (in %s)", ErrRateLimited, op, plural(attempts, "attempt"), at.UTC().Format(time.RFC3339), wait.Round(time.Minute))
+	case status == http.StatusUnauthorized:
+		return apiPage{}, fmt.Errorf("%w: Sentry refused the token (401 Unauthorized) for %s: check SENTRY_AUTH_TOKEN; it must be a valid auth token with the scopes %s", ErrConfig, op, SentryScopes)
+	case status == http.StatusForbidden:
+		return apiPage{}, fmt.Errorf("%w: Sentry refused %s (403 Forbidden)%s: the token in SENTRY_AUTH_TOKEN lacks access; it needs the scopes %s and membership in the organization", ErrConfig, op, detailSuffix(body), SentryScopes)
+	case status == http.StatusNotFound:
+		return apiPage{}, fmt.Errorf("%w: Sentry has no such resource for %s (404)%s", ErrNotFound, op, detailSuffix(body))
+	case status == http.StatusBadRequest:
+		return apiPage{}, fmt.Errorf("%w: Sentry rejected %s (400)%s", ErrInvalidInput, op, detailSuffix(body))
+	case status >= 300 && status < 400:
+		return apiPage{}, fmt.Errorf("%w: Sentry redirected %s (%d) to %s: set SENTRY_URL to the host it redirects to", ErrConfig, op, status, redirectHost(header.Get("Location")))
+	}
+	fault.Detail = strings.TrimPrefix(detailSuffix(body), ": ")
+	switch {
+	case status >= 500 && upstream.IsHTML(header):
+		fault.Problem, fault.Detail = "or a proxy in front of it failed", "an HTML error page"
+		fault.Next = "try again in a few minutes; if it keeps happening, check the proxy between this server and Sentry"
+	case status >= 500:
+		fault.Problem, fault.Next = "had an internal error", "try again in a few minutes"
+	default:
+		fault.Problem, fault.Next = "gave an answer this server does not expect", "check SENTRY_URL ("+b.base.String()+") and any proxy between this server and Sentry"
+	}
+	return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, fault)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sentryClient is hc with the shared retry policy (pkg/mcpkit/upstream) around its
+// transport, each attempt bounded by AttemptTimeout and reading the whole body (so a
+// body cut short is a failed attempt), and redirects never followed: a redirect could
+// carry the bearer token to another host or over plain http, so a 3xx is reported
+// with the host to configure instead.
+func sentryClient(hc *http.Client, cfg SentryConfig) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.Transport = upstream.Policy{
+		Attempts:       cfg.MaxAttempts,
+		MaxRetryAfter:  cfg.MaxRetryWait,
+		AttemptTimeout: cfg.AttemptTimeout,
+		BufferLimit:    sentryMaxResponse,
+	}.Transport(hc.Transport)
+	return &c
 }
 
 // endpoint builds base + api/0/ + segments + "/" + ?q. Segments are validated ids, and
@@ -95,99 +140,6 @@ func (b *SentryBackend) endpoint(segments []string, q url.Values) string {
 		u += "?" + q.Encode()
 	}
 	return u
-}
-
-// attempt does one HTTP request under its own timeout and reads a bounded body.
-func (b *SentryBackend) attempt(ctx context.Context, target string) (int, http.Header, []byte, error) {
-	actx, cancel := context.WithTimeout(ctx, b.cfg.AttemptTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+b.cfg.Token)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "mcp-server-errors")
-	resp, err := b.hc.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, sentryMaxResponse+1))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if len(body) > sentryMaxResponse {
-		return 0, nil, nil, fmt.Errorf("answer is over %d bytes: narrow the request", sentryMaxResponse)
-	}
-	return resp.StatusCode, resp.Header, body, nil
-}
-
-// backoff sleeps before retry attempt+1: 100ms doubling, capped at 3s, with up to 25%
-// jitter. It returns false when the call's deadline would pass first.
-func (b *SentryBackend) backoff(ctx context.Context, attempt int) bool {
-	d := min(100*time.Millisecond<<(attempt-1), 3*time.Second)
-	d += time.Duration(rand.Int64N(int64(d / 4)))
-	if deadline, ok := ctx.Deadline(); ok && time.Now().Add(d).After(deadline) {
-		return false
-	}
-	return sleepCtx(ctx, d)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// retryAfter reads Retry-After in seconds or as an HTTP date (1s when absent) and
-// returns how long to wait and until when.
-func retryAfter(v string, now time.Time) (time.Duration, time.Time) {
-	v = strings.TrimSpace(v)
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && n < 1e9 {
-		d := time.Duration(n * float64(time.Second))
-		return d, now.Add(d)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), t
-	}
-	return time.Second, now.Add(time.Second)
-}
-
-// retryableNetErr: timeouts, refused or reset connections and early EOFs are worth
-// another attempt; TLS and DNS configuration errors are not.
-func retryableNetErr(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return true
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		var dnsErr *net.DNSError
-		return !errors.As(err, &dnsErr)
-	}
-	return false
-}
-
-// describeNetErr drops the request URL from a client error (it can be long and holds
-// the search text) and keeps what went wrong.
-func describeNetErr(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "an attempt timed out"
-	}
-	return err.Error()
 }
 
 // detailSuffix renders Sentry's {"detail": "..."} (untrusted, so cleaned and short).

@@ -13,6 +13,7 @@ import (
 
 	gh "github.com/google/go-github/v62/github"
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // Log caps: lines returned by default and at most, bytes per line and in total, error
@@ -256,7 +257,9 @@ func (b *Backend) GetJobLogTail(ctx context.Context, in JobLogInput) (JobLogTail
 		// Never echo the URL: a pre-signed log URL is a credential while it lives.
 		var ue *url.Error
 		if errors.As(err, &ue) && ctx.Err() == nil {
-			return out, fmt.Errorf("%s: %v", what, ue.Err)
+			e := upstream.NetworkError("GitHub's log storage", "HTTPS_PROXY and NO_PROXY", ue.Err)
+			e.Op = what
+			return out, e
 		}
 		return out, b.fail(err, what)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // DefaultTimeout is the per-call deadline when Config.Timeout is zero.
@@ -31,8 +32,8 @@ type BackendConfig struct {
 	Lockdown bool
 	// Timeout bounds every operation, including its retries. Zero means DefaultTimeout.
 	Timeout time.Duration
-	// MaxRetryWait is the longest a call waits for a rate limit before reporting it.
-	// Zero means DefaultMaxRetryWait.
+	// MaxRetryWait is the longest a call waits for a rate limit or a Retry-After before
+	// reporting it. Zero means DefaultMaxRetryWait.
 	MaxRetryWait time.Duration
 	// Cache holds conditional-request entries; nil makes a private cache of
 	// DefaultCacheBytes. Pass one cache to several backends to share it.
@@ -67,6 +68,7 @@ type Backend struct {
 	timeout  time.Duration
 	token    string
 	rl       *rateLimitTransport
+	retry    *upstream.Transport // the shared retry policy for reads (pkg/mcpkit/upstream)
 	cache    *HTTPCache
 	download *http.Client // log downloads: never carries the token
 	log      *slog.Logger
@@ -99,7 +101,14 @@ func NewBackend(cfg BackendConfig) (*Backend, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	rl := newRateLimitTransport(cache.Transport(base), cfg.MaxRetryWait)
+	// Outermost first: the token, then the shared retry policy for reads (transient
+	// failures and 5xx), then GitHub's rate limits (which wait out or report 403/429
+	// limits and stop sending while limited; the retry layer never retries their
+	// refusals), then the cache (which keeps only answers that decoded completely),
+	// then the check that an answer is not a proxy's or a login page's HTML.
+	policy := upstream.Policy{MaxRetryAfter: cfg.MaxRetryWait}
+	rl := newRateLimitTransport(cache.Transport(pageCheck{next: base}), cfg.MaxRetryWait)
+	retry := policy.Transport(rl)
 	apiURL, err := url.Parse(ep.BaseURL)
 	if err != nil {
 		return nil, err
@@ -108,7 +117,7 @@ func NewBackend(cfg BackendConfig) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	auth := &authTransport{next: rl, token: cfg.Token, origins: map[string]bool{
+	auth := &authTransport{next: retry, token: cfg.Token, origins: map[string]bool{
 		origin(apiURL): true, origin(uploadURL): true,
 	}}
 	client := gh.NewClient(&http.Client{Transport: auth})
@@ -124,9 +133,10 @@ func NewBackend(cfg BackendConfig) (*Backend, error) {
 		timeout:  timeout,
 		token:    cfg.Token,
 		rl:       rl,
+		retry:    retry,
 		cache:    cache,
 		log:      logger,
-		download: &http.Client{Transport: base, CheckRedirect: checkDownloadRedirect},
+		download: &http.Client{Transport: policy.Transport(base), CheckRedirect: checkDownloadRedirect},
 	}
 	if cfg.Lockdown {
 		b.lock = newLockdown()

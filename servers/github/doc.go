@@ -10,9 +10,13 @@
 //   - Lockdown: on public repositories, text by users without push access is replaced
 //     by a notice, because public issues are where prompt injection comes from.
 //   - HTTPCache: conditional requests (ETag / Last-Modified), so repeated reads are
-//     answered by 304s that do not spend rate limit; bounded, per-token entries.
+//     answered by 304s that do not spend rate limit; bounded, per-token entries; only
+//     answers that decoded completely are kept.
 //   - Rate limits: short waits are retried, long ones reported with the reset time and
 //     not retried until then.
+//   - Transient failures: reads follow the repository's one retry policy
+//     (pkg/mcpkit/upstream); an HTML page where data was asked for is an error; every
+//     failure names GitHub, the operation, the status and the next step.
 //   - Bounded, sanitized results: every text field passes through mcpkit.CleanText,
 //     files, diffs and logs are windows with a hint naming the next window, lists are
 //     pages with an explicit next page, and anything cut is marked truncated.

@@ -18,10 +18,10 @@ func TestErrorsSayWhatFailed(t *testing.T) {
 		message string
 		want    string
 	}{
-		{"not found", 404, "Not Found", "get repository octo/hello: not found (404); check the owner"},
+		{"not found", 404, "Not Found", "get repository octo/hello: not found (404) on GitHub; check the owner"},
 		{"bad credentials", 401, "Bad credentials", "GitHub rejected the token (401 Bad credentials); check that GITHUB_TOKEN is set"},
 		{"validation", 422, "Validation Failed", "GitHub refused the input (422 Validation Failed)"},
-		{"server error", 502, "Server Error", "GitHub had an internal error (502 Server Error); try again later"},
+		{"server error", 502, "Server Error", "get repository octo/hello: GitHub had an internal error (HTTP 502 Bad Gateway, after 3 attempts: Server Error); try again in a few minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,6 +30,7 @@ func TestErrorsSayWhatFailed(t *testing.T) {
 				writeJSON(w, tt.status, map[string]string{"message": tt.message})
 			})
 			b := f.backend(BackendConfig{})
+			recordSleeps(b)
 			_, err := b.GetRepository(context.Background(), RepoInput{Owner: "octo", Repo: "hello"})
 			if err == nil || !contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want it to contain %q", err, tt.want)

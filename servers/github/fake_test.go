@@ -122,6 +122,10 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection (Flush, Hijack), for
+// handlers that cut an answer short.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func rateHeaders(h http.Header, resource string, remaining int) {
 	h.Set("X-RateLimit-Limit", "5000")
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))

@@ -7,11 +7,16 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // DefaultCacheBytes bounds the conditional-request cache when Config.Cache is nil.
@@ -25,7 +30,10 @@ const CacheHeader = "X-Mcpkit-Cache"
 // revalidates them with If-None-Match / If-Modified-Since. GitHub answers an unchanged
 // resource with 304 Not Modified, which does not count against the rate limit, so
 // repeated reads cost nothing but a round trip. It never serves an entry without
-// asking GitHub first, so it cannot return stale data.
+// asking GitHub first, so it cannot return stale data. It keeps only answers that
+// decoded completely (JSON that parses, a diff that does not end mid-line, a body read
+// to its end): a broken 200 is never stored, evicts what was cached for its key, and
+// is asked for once more without validators before it is reported.
 //
 // Entries are keyed by URL, Accept header and an HMAC of the Authorization header
 // under a per-process random key: two tokens never share an entry (what one token may
@@ -51,6 +59,7 @@ type CacheStats struct {
 	Stored      int64 // responses stored
 	Revalidated int64 // 304s answered from the cache
 	Evicted     int64 // entries dropped to stay within the bound
+	Refetched   int64 // answers asked for again because they did not decode
 }
 
 type cacheEntry struct {
@@ -108,28 +117,48 @@ func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	key := t.cache.key(req)
 	cached := t.cache.get(key) // kept even if evicted meanwhile: its body is immutable
+	send := req
 	if cached != nil {
-		req = req.Clone(req.Context())
+		send = req.Clone(req.Context())
 		if etag := cached.header.Get("ETag"); etag != "" {
-			req.Header.Set("If-None-Match", etag)
+			send.Header.Set("If-None-Match", etag)
 		}
 		if lm := cached.header.Get("Last-Modified"); lm != "" {
-			req.Header.Set("If-Modified-Since", lm)
+			send.Header.Set("If-Modified-Since", lm)
 		}
 	}
-	resp, err := t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(send)
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode == http.StatusNotModified && cached != nil {
 		resp.Body.Close()
 		t.cache.touch(key)
-		return cached.response(req, resp.Header), nil
+		return cached.response(send, resp.Header), nil
 	}
-	if resp.StatusCode != http.StatusOK || !cacheable(resp.Header) {
+	if resp.StatusCode != http.StatusOK {
 		return resp, nil
 	}
-	return t.cache.store(key, resp)
+	resp, bad, err := t.cache.admit(key, req, resp)
+	if bad == nil || err != nil {
+		return resp, err
+	}
+	// The answer is complete on the wire but does not decode: whatever was cached for
+	// this key is gone (admit evicted it); ask once more, without validators.
+	t.cache.countRefetch()
+	resp, err = t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp, nil
+	}
+	resp, bad, err = t.cache.admit(key, req, resp)
+	if bad != nil {
+		bad.Attempts = 2
+		return nil, bad
+	}
+	return resp, err
 }
 
 // key is URL + Accept + an HMAC of the credentials: never the credentials themselves.
@@ -165,27 +194,76 @@ func (c *HTTPCache) touch(key string) {
 	}
 }
 
-// store reads the body (at most maxEntry+1 bytes into memory), keeps it if it fits,
-// and returns a response that replays what was read followed by the rest.
-func (c *HTTPCache) store(key string, resp *http.Response) (*http.Response, error) {
+// admit reads a 200's body (at most maxEntry+1 bytes into memory) and checks that it
+// is complete: JSON that parses, a diff that does not end mid-line. A complete body is
+// stored when the response carries a validator, and the response returned replays it.
+// An incomplete one is never stored, the key's old entry is evicted, and bad says what
+// was wrong (the response is then closed and nil). A read error (a body cut short on
+// the wire) evicts too and is returned as is: the retry policy above decides. A body
+// longer than one entry may be is passed through unread and unchecked.
+func (c *HTTPCache) admit(key string, req *http.Request, resp *http.Response) (_ *http.Response, bad *upstream.Error, _ error) {
 	if resp.ContentLength > c.maxEntry {
-		return resp, nil
+		c.evict(key)
+		return resp, nil, nil
 	}
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, c.maxEntry+1))
 	if err != nil {
 		resp.Body.Close()
-		return nil, err
+		c.evict(key)
+		return nil, nil, &upstream.BodyError{Status: resp.StatusCode, Read: len(buf), Err: err}
 	}
 	if int64(len(buf)) > c.maxEntry {
+		c.evict(key)
 		resp.Body = struct {
 			io.Reader
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
-		return resp, nil
+		return resp, nil, nil
 	}
 	resp.Body.Close()
+	if problem, detail := incomplete(req, resp.Header, buf); problem != "" {
+		c.evict(key)
+		return nil, &upstream.Error{Upstream: "GitHub", Status: resp.StatusCode, Problem: problem, Detail: detail,
+			Next: "nothing was cached; try again in a minute; if it keeps happening, a proxy between this server and GitHub may be altering answers (check HTTPS_PROXY)"}, nil
+	}
 	resp.Body = io.NopCloser(bytes.NewReader(buf))
+	if !cacheable(resp.Header) {
+		c.evict(key)
+		return resp, nil, nil
+	}
+	c.store(key, resp, buf)
+	return resp, nil, nil
+}
 
+// incomplete says why body does not decode as what was asked for (problem, detail),
+// or "" when it does. Raw file bytes are taken as they come; a diff or patch must end
+// with a newline (git ends every line of one, so a diff ending mid-line was cut);
+// JSON must parse.
+func incomplete(req *http.Request, h http.Header, body []byte) (problem, detail string) {
+	accept := strings.ToLower(req.Header.Get("Accept"))
+	switch {
+	case strings.Contains(accept, ".raw"):
+	case strings.Contains(accept, ".diff") || strings.Contains(accept, ".patch"):
+		if len(body) > 0 && body[len(body)-1] != '\n' {
+			return "sent a " + expectedData(accept)[2:] + " cut short: it ends mid-line", fmt.Sprintf("%d bytes", len(body))
+		}
+	case isJSON(h.Get("Content-Type")):
+		if !json.Valid(body) {
+			var v json.RawMessage
+			err := json.Unmarshal(body, &v)
+			return "sent an answer that is not complete JSON", fmt.Sprintf("%d bytes, %v", len(body), err)
+		}
+	}
+	return "", ""
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// store keeps a complete answer's body under key.
+func (c *HTTPCache) store(key string, resp *http.Response, buf []byte) {
 	e := &cacheEntry{key: key, status: resp.StatusCode, header: resp.Header.Clone(), body: buf}
 	e.size = int64(len(key) + len(buf))
 	for k, vs := range e.header {
@@ -205,7 +283,21 @@ func (c *HTTPCache) store(key string, resp *http.Response) (*http.Response, erro
 		c.remove(c.lru.Back())
 		c.stats.Evicted++
 	}
-	return resp, nil
+}
+
+// evict drops key's entry, if any: a fresh 200 that is not stored makes it stale.
+func (c *HTTPCache) evict(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.remove(el)
+	}
+}
+
+func (c *HTTPCache) countRefetch() {
+	c.mu.Lock()
+	c.stats.Refetched++
+	c.mu.Unlock()
 }
 
 func (c *HTTPCache) remove(el *list.Element) {

@@ -13,17 +13,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// recordSleeps replaces the backend's sleep with one that returns at once and
-// remembers what it was asked to wait, so retries are tested without waiting.
+// recordSleeps replaces the backend's sleeps (rate-limit waits and the retry policy's
+// backoff and Retry-After waits) with one that returns at once and remembers what it
+// was asked to wait, so retries are tested without waiting.
 func recordSleeps(b *Backend) *[]time.Duration {
 	var mu sync.Mutex
 	waits := &[]time.Duration{}
-	b.rl.sleep = func(ctx context.Context, d time.Duration) error {
+	record := func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
 		*waits = append(*waits, d)
 		return nil
 	}
+	b.rl.sleep = record
+	b.retry.Policy.Sleep = record
 	return waits
 }
 
