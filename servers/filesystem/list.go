@@ -101,7 +101,7 @@ func (rs *Roots) ListDirectory(ctx context.Context, in ListDirectoryInput) (List
 		if i%1024 == 0 && ctx.Err() != nil {
 			return ListDirectoryOutput{}, ctx.Err()
 		}
-		if info, err := dir.Lstat(name); err == nil {
+		if info, err := dir.Lstat(name); err == nil && !isOwnTempFile(name, info.Mode()) {
 			infos = append(infos, info)
 		}
 	}

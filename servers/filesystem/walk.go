@@ -22,6 +22,7 @@ type walkOptions struct {
 	maxDepth  int  // entries deeper than this are not visited; 0 means no limit
 	gitignore bool // honour .gitignore files and skip .git directories
 	exclude   []globPattern
+	ownTemps  bool // also visit this server's temporary files (hidden otherwise: see isOwnTempFile)
 }
 
 // walkEntry is what a walk callback sees. dir is the open directory that holds the
@@ -108,6 +109,9 @@ func walkOneDir(d *os.Root, wd walkDir, startSlash string, opts walkOptions, vis
 		info, err := d.Lstat(name)
 		if err != nil {
 			continue // removed since listing
+		}
+		if !opts.ownTemps && isOwnTempFile(name, info.Mode()) {
+			continue // an atomic write's temporary file, in flight or left by a killed server
 		}
 		isDir := info.IsDir()
 		rel := path.Join(wd.rel, name)

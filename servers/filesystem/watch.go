@@ -294,10 +294,16 @@ func (w *Watcher) handle(ev fsnotify.Event, pending map[string]*pendingChange, o
 			return order // already gone; its removal event follows
 		}
 		isDir = st.IsDir()
+		if isOwnTempFile(path.Base(rel), st.Mode()) {
+			return order // an atomic write's temporary file: hidden like in listings
+		}
 	} else {
 		w.mu.Lock()
 		_, isDir = w.watched[ev.Name]
 		w.mu.Unlock()
+		if !isDir && isOwnTempName(path.Base(rel)) {
+			return order // (renamed into place or removed)
+		}
 	}
 	if !w.opts.IncludeIgnored {
 		if strings.HasPrefix(rel, ".git/") || rel == ".git" || strings.Contains(rel, "/.git/") || strings.HasSuffix(rel, "/.git") {

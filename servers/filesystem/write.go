@@ -2,14 +2,11 @@ package filesystem
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // WriteFileInput replaces (or creates) a whole file.
@@ -37,6 +34,9 @@ func (rs *Roots) WriteFile(ctx context.Context, in WriteFileInput) (WriteFileOut
 	}
 	if rel == "." {
 		return WriteFileOutput{}, fmt.Errorf("%s is an allowed directory itself; give the path of a file inside it", display)
+	}
+	if err := refuseOwnTempName(display); err != nil {
+		return WriteFileOutput{}, err
 	}
 	perm, keep, created := fs.FileMode(0o666), false, false
 	st, err := root.os.Lstat(rel)
@@ -136,20 +136,6 @@ func atomicWrite(root *os.Root, rel string, data []byte, perm fs.FileMode, keepP
 	return nil
 }
 
-// tempSibling names a hidden temporary file next to rel.
-func tempSibling(rel string) (string, error) {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return "", err
-	}
-	base := filepath.Base(rel)
-	if len(base) > 64 {
-		base = base[:64]
-	}
-	base = strings.TrimLeft(base, ".")
-	return filepath.Join(filepath.Dir(rel), "."+base+".tmp-"+hex.EncodeToString(rnd[:])), nil
-}
-
 // CreateDirectoryInput names a directory to create with its parents.
 type CreateDirectoryInput struct {
 	Path string `json:"path" jsonschema:"description=Directory to create (parents are created too): absolute inside an allowed directory or relative to the first one"`
@@ -221,6 +207,9 @@ func (rs *Roots) MoveFile(ctx context.Context, in MoveFileInput) (MoveFileOutput
 	if dst, err := root.os.Lstat(drel); err == nil && dst.IsDir() {
 		drel = filepath.Join(drel, filepath.Base(srel))
 		ddisp = root.Join(drel)
+	}
+	if err := refuseOwnTempName(ddisp); err != nil {
+		return MoveFileOutput{}, err
 	}
 	if drel == srel {
 		return MoveFileOutput{}, fmt.Errorf("%s: source and destination are the same", sdisp)

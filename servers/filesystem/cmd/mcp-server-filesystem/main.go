@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
-	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory and move_file (env "+envAllowWrites+"=1)")
+	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory and move_file, and remove stale temporary files of interrupted writes at start (env "+envAllowWrites+"=1)")
 	watch := fs.Bool("watch", true, "watch the directories for resource change notifications, from the first resources or subscriptions request on (env "+envWatch+"=0 to turn off)")
 	maxWatches := fs.Int("max-watches", filesystem.DefaultMaxWatches, "most directories watched for changes; beyond it changes go unreported (env "+envMaxWatches+")")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -105,6 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *watch {
 		lw := filesystem.WatchOnDemand(s, roots, filesystem.WatchOptions{MaxWatches: *maxWatches, Logger: logger})
 		defer lw.Close()
+	}
+	if *allowWrites {
+		// Temporary files of writes a killed server left behind: removed in the
+		// background once stale (a read-only server deletes nothing; listings hide them
+		// in both modes). Stopped before the roots close.
+		defer filesystem.StartTempCleanup(roots, filesystem.TempCleanOptions{Logger: logger})()
 	}
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = ready(roots)

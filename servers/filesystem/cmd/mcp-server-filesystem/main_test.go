@@ -181,3 +181,84 @@ func TestReadyFollowsTheDirectories(t *testing.T) {
 		t.Errorf("ready after removing %s = %v; want an error naming it", b, err)
 	}
 }
+
+// TestRunRemovesStaleTempFilesOnlyWithWrites: a temporary file a killed server left
+// (old) is removed on start with --allow-writes, while one as recent as a write in
+// flight and a look-alike name stay; a read-only server removes nothing. Both hide
+// the temporary files from list_directory.
+func TestRunRemovesStaleTempFilesOnlyWithWrites(t *testing.T) {
+	for _, writes := range []bool{true, false} {
+		t.Run(map[bool]string{true: "allow-writes", false: "read-only"}[writes], func(t *testing.T) {
+			dir := t.TempDir()
+			old := time.Now().Add(-time.Hour)
+			files := map[string]time.Time{
+				".a.txt.tmp-0123456789ab": old,        // stale
+				".b.txt.tmp-0123456789ab": time.Now(), // in flight
+				".c.txt.tmp-0123456789a":  old,        // not the pattern: 11 digits
+			}
+			for name, mtime := range files {
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(p, mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := []string{"--watch=false", dir}
+			if writes {
+				args = append(args, "--allow-writes")
+			}
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			var stderr bytes.Buffer
+			done := make(chan error, 1)
+			go func() {
+				err := run(context.Background(), args, env(nil), inR, outW, &stderr)
+				outW.Close()
+				done <- err
+			}()
+			c := mcpkittest.ConnectStream(t, outR, inW, mcpkit.Revision20251125, nil)
+			var ls struct {
+				Entries []struct {
+					Name string `json:"name"`
+				} `json:"entries"`
+			}
+			if err := json.Unmarshal(c.CallTool("list_directory", map[string]any{}).StructuredContent, &ls); err != nil {
+				t.Fatal(err)
+			}
+			if len(ls.Entries) != 1 || ls.Entries[0].Name != ".c.txt.tmp-0123456789a" {
+				t.Errorf("list_directory = %+v; want only the look-alike", ls.Entries)
+			}
+			present := func(name string) bool {
+				_, err := os.Lstat(filepath.Join(dir, name))
+				return err == nil
+			}
+			wait := 10 * time.Second
+			if !writes {
+				wait = time.Second // a writing server removes it within milliseconds
+			}
+			for deadline := time.Now().Add(wait); present(".a.txt.tmp-0123456789ab") && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := present(".a.txt.tmp-0123456789ab"); got == writes {
+				t.Errorf("stale temporary file present = %v with writes %v", got, writes)
+			}
+			if !present(".b.txt.tmp-0123456789ab") || !present(".c.txt.tmp-0123456789a") {
+				t.Error("a recent temporary file or a look-alike was removed")
+			}
+			inW.Close()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("run ended with %v\nstderr: %s", err, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("run did not return after stdin closed")
+			}
+			if writes && !strings.Contains(stderr.String(), "removed=1") {
+				t.Errorf("the log does not count the removal: %s", stderr.String())
+			}
+		})
+	}
+}
