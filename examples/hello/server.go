@@ -30,18 +30,11 @@ func New(cfg Config) *mcpkit.Server {
 		ReadOnly:     !cfg.AllowWrites,
 	})
 	n := &notes{root: cfg.Notes}
-	for _, add := range []func(*mcpkit.Server){
-		tool(&mcpkit.Tool{Name: "read_note", Annotations: mcpkit.ReadOnly(),
+	s.AddTools(
+		mcpkit.NewServerTool(&mcpkit.Tool{Name: "read_note", Annotations: mcpkit.ReadOnly(),
 			Description: "Read a note, or list the notes when no name is given."}, n.read),
-		tool(&mcpkit.Tool{Name: "write_note", Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		mcpkit.NewServerTool(&mcpkit.Tool{Name: "write_note", Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 			Description: "Create, replace or delete a note. The user confirms first."}, n.write),
-	} {
-		add(s)
-	}
+	)
 	return s
-}
-
-// tool pairs a tool with its typed handler, so tools of different types share one table.
-func tool[In, Out any](t *mcpkit.Tool, h mcpkit.ToolHandlerFor[In, Out]) func(*mcpkit.Server) {
-	return func(s *mcpkit.Server) { mcpkit.AddTool(s, t, h) }
 }

@@ -45,8 +45,8 @@ func init() {
 }
 
 type benchAddIn struct {
-	A int `json:"a" jsonschema:"description=First addend"`
-	B int `json:"b" jsonschema:"description=Second addend"`
+	A int `json:"a" jsonschema_description:"First addend"`
+	B int `json:"b" jsonschema_description:"Second addend"`
 }
 
 type benchAddOut struct {

@@ -7,9 +7,9 @@ import "strconv"
 // model never mistakes a partial answer for a complete one.
 type Truncation struct {
 	// Truncated is true when the result holds less than all that matched.
-	Truncated bool `json:"truncated,omitempty" jsonschema:"description=True when the result was cut at a limit; see hint for how to get the rest"`
+	Truncated bool `json:"truncated,omitempty" jsonschema_description:"True when the result was cut at a limit; see hint for how to get the rest"`
 	// Hint tells the model how to get the rest: an offset, a page, a narrower query.
-	Hint string `json:"hint,omitempty" jsonschema:"description=How to get what was left out when truncated"`
+	Hint string `json:"hint,omitempty" jsonschema_description:"How to get what was left out when truncated"`
 }
 
 // Cut marks the result truncated with a hint for the next call.

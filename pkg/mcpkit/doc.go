@@ -8,7 +8,7 @@
 // A complete server:
 //
 //	type greetIn struct {
-//		Name string `json:"name" jsonschema:"description=Who to greet"`
+//		Name string `json:"name" jsonschema_description:"Who to greet"`
 //	}
 //	type greetOut struct {
 //		Greeting string `json:"greeting"`

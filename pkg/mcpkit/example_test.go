@@ -10,7 +10,7 @@ import (
 )
 
 type greetIn struct {
-	Name string `json:"name" jsonschema:"description=Who to greet"`
+	Name string `json:"name" jsonschema_description:"Who to greet"`
 }
 
 type greetOut struct {

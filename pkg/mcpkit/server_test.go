@@ -13,8 +13,8 @@ import (
 )
 
 type addIn struct {
-	A    int    `json:"a" jsonschema:"description=first addend"`
-	B    int    `json:"b" jsonschema:"description=second addend"`
+	A    int    `json:"a" jsonschema_description:"first addend"`
+	B    int    `json:"b" jsonschema_description:"second addend"`
 	Note string `json:"note,omitempty"`
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 )
 
 // Tool describes a tool. AddTool fills InputSchema and OutputSchema from the handler's
@@ -55,19 +54,26 @@ type registeredTool struct {
 	objectOut bool              // structuredContent is a JSON object (legacy-safe)
 }
 
-var callToolResultType = reflect.TypeFor[*CallToolResult]()
+var (
+	callToolResultType = reflect.TypeFor[*CallToolResult]()
+	anyType            = reflect.TypeFor[any]()
+)
 
 // AddTool registers a typed tool. The input schema is generated from In (a struct) and
-// every call's arguments are validated against it before h runs; unless Out is
-// *CallToolResult, the output schema is generated from Out and the result carries
-// structuredContent plus its JSON as text.
+// every call's arguments are validated against it before h runs. The output schema is
+// generated from Out and the result carries structuredContent plus its JSON as text
+// ([JSONText]), with two exceptions. If Out is *CallToolResult, h builds the result
+// itself. If Out is any (and t sets no OutputSchema), the tool publishes no output
+// schema, as in the Go SDK: a result that is a JSON object still comes as
+// structuredContent and text, any other value as text only.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {
 		tool.InputSchema = SchemaFor[In]()
 	}
 	raw := reflect.TypeFor[Out]() == callToolResultType
-	if !raw && len(tool.OutputSchema) == 0 {
+	untyped := reflect.TypeFor[Out]() == anyType && len(tool.OutputSchema) == 0
+	if !raw && !untyped && len(tool.OutputSchema) == 0 {
 		tool.OutputSchema = SchemaFor[Out]()
 	}
 	s.addTool(tool, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
@@ -82,6 +88,9 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 		if raw {
 			return any(out).(*CallToolResult), nil
 		}
+		if untyped {
+			return untypedResult(out)
+		}
 		return structuredResult(out)
 	})
 }
@@ -94,19 +103,6 @@ func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
 		tool.InputSchema = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 	}
 	s.addTool(tool, h)
-}
-
-// structuredResult renders a typed output as structuredContent and text: one encoding,
-// one copy, shared by both (the text block is the JSON itself).
-func structuredResult(out any) (*CallToolResult, error) {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, fmt.Errorf("encoding tool output: %w", err)
-	}
-	text := strings.TrimSuffix(sb.String(), "\n")
-	return &CallToolResult{Content: []Content{TextContent(text)}, StructuredContent: encodedJSON(text)}, nil
 }
 
 func (s *Server) addTool(tool Tool, h RawToolHandler) {

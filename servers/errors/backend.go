@@ -64,51 +64,51 @@ const (
 
 // ListProjectsInput selects whose projects to list.
 type ListProjectsInput struct {
-	Organization string `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization; with none configured every organization the token sees is listed. The local store has one organization named local."`
+	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization; with none configured every organization the token sees is listed. The local store has one organization named local."`
 }
 
 // SearchIssuesInput is an issue search.
 type SearchIssuesInput struct {
-	Organization string   `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization."`
-	Query        string   `json:"query,omitempty" jsonschema:"description=Sentry search syntax. Free text matches titles and messages; key:value filters such as is:unresolved or level:error or environment:production or release:1.2.3 or any tag (browser:Chrome); !key:value negates. Empty means Sentry's default (is:unresolved)."`
-	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema:"description=Relative time window ending now: a number and a unit s/m/h/d/w such as 24h or 14d. Default 14d. Do not combine with start and end."`
-	Start        string   `json:"start,omitempty" jsonschema:"description=Absolute window start (RFC 3339 such as 2026-05-01T00:00:00Z). Needs end."`
-	End          string   `json:"end,omitempty" jsonschema:"description=Absolute window end (RFC 3339). Needs start."`
-	Sort         string   `json:"sort,omitempty" jsonschema:"description=Order: date (last seen; the default) or new (first seen) or freq (event count) or user (users affected).,enum=date,enum=new,enum=freq,enum=user"`
-	Environment  []string `json:"environment,omitempty" jsonschema:"description=Only events from these environments (such as production)."`
-	Project      []string `json:"project,omitempty" jsonschema:"description=Only these projects: ids or slugs as list_projects shows them."`
-	Limit        int      `json:"limit,omitempty" jsonschema:"description=Issues per page: 1 to 100. Default 25.,minimum=0,maximum=100"`
-	Cursor       string   `json:"cursor,omitempty" jsonschema:"description=The nextCursor of the previous page to get the next one. Keep the other arguments unchanged."`
+	Organization string   `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
+	Query        string   `json:"query,omitempty" jsonschema_description:"Sentry search syntax. Free text matches titles and messages; key:value filters such as is:unresolved or level:error or environment:production or release:1.2.3 or any tag (browser:Chrome); !key:value negates. Empty means Sentry's default (is:unresolved)."`
+	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema_description:"Relative time window ending now: a number and a unit s/m/h/d/w such as 24h or 14d. Default 14d. Do not combine with start and end."`
+	Start        string   `json:"start,omitempty" jsonschema_description:"Absolute window start (RFC 3339 such as 2026-05-01T00:00:00Z). Needs end."`
+	End          string   `json:"end,omitempty" jsonschema_description:"Absolute window end (RFC 3339). Needs start."`
+	Sort         string   `json:"sort,omitempty" jsonschema_description:"Order: date (last seen; the default) or new (first seen) or freq (event count) or user (users affected)." jsonschema:"enum=date,enum=new,enum=freq,enum=user"`
+	Environment  []string `json:"environment,omitempty" jsonschema_description:"Only events from these environments (such as production)."`
+	Project      []string `json:"project,omitempty" jsonschema_description:"Only these projects: ids or slugs as list_projects shows them."`
+	Limit        int      `json:"limit,omitempty" jsonschema_description:"Issues per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
+	Cursor       string   `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page to get the next one. Keep the other arguments unchanged."`
 }
 
 // GetIssueInput names one issue.
 type GetIssueInput struct {
-	Organization string `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema:"description=The issue id (numeric for Sentry) or short id such as BACKEND-3F."`
+	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
+	IssueID      string `json:"issueId" jsonschema_description:"The issue id (numeric for Sentry) or short id such as BACKEND-3F."`
 }
 
 // GetEventInput names one event of an issue.
 type GetEventInput struct {
-	Organization   string `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization."`
-	IssueID        string `json:"issueId" jsonschema:"description=The issue the event belongs to."`
-	EventID        string `json:"eventId,omitempty" jsonschema:"description=latest (the default) or oldest or a 32-character event id from list_issue_events."`
-	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema:"description=Stack frames kept per exception (in-app frames first): 1 to 200. Default 30.,minimum=0,maximum=200"`
-	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema:"description=Most recent breadcrumbs kept: 0 to 100. Default 20.,minimum=0,maximum=100"`
+	Organization   string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
+	IssueID        string `json:"issueId" jsonschema_description:"The issue the event belongs to."`
+	EventID        string `json:"eventId,omitempty" jsonschema_description:"latest (the default) or oldest or a 32-character event id from list_issue_events."`
+	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema_description:"Stack frames kept per exception (in-app frames first): 1 to 200. Default 30." jsonschema:"minimum=0,maximum=200"`
+	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema_description:"Most recent breadcrumbs kept: 0 to 100. Default 20." jsonschema:"minimum=0,maximum=100"`
 }
 
 // ListIssueEventsInput pages through an issue's events.
 type ListIssueEventsInput struct {
-	Organization string `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema:"description=The issue whose events to list."`
-	Limit        int    `json:"limit,omitempty" jsonschema:"description=Events per page: 1 to 100. Default 25.,minimum=0,maximum=100"`
-	Cursor       string `json:"cursor,omitempty" jsonschema:"description=The nextCursor of the previous page."`
+	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
+	IssueID      string `json:"issueId" jsonschema_description:"The issue whose events to list."`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Events per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
+	Cursor       string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page."`
 }
 
 // GetTagValuesInput names one tag of an issue.
 type GetTagValuesInput struct {
-	Organization string `json:"organization,omitempty" jsonschema:"description=Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema:"description=The issue whose events to count."`
-	Key          string `json:"key" jsonschema:"description=Tag key such as environment or release or browser or server_name or user."`
-	Limit        int    `json:"limit,omitempty" jsonschema:"description=Values per page: 1 to 100. Default 25.,minimum=0,maximum=100"`
-	Cursor       string `json:"cursor,omitempty" jsonschema:"description=The nextCursor of the previous page."`
+	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
+	IssueID      string `json:"issueId" jsonschema_description:"The issue whose events to count."`
+	Key          string `json:"key" jsonschema_description:"Tag key such as environment or release or browser or server_name or user."`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Values per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
+	Cursor       string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page."`
 }

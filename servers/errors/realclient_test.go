@@ -7,7 +7,6 @@ package errorserver
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,33 +95,7 @@ func sentryWorld(t *testing.T) realClientWorld {
 }
 
 func httpTarget(t *testing.T, b Backend) realclient.Target {
-	srv := httptest.NewServer(New(Config{Logger: quietLogger}, b).HTTPHandler(nil))
-	t.Cleanup(srv.Close)
-	return realclient.Target{URL: srv.URL + "/mcp"}
-}
-
-// checkClientResult asserts a tool result as a real client received it: not an
-// error, its text the same JSON as its structuredContent, the expected fragment in it.
-func checkClientResult(t *testing.T, what string, tc clientCase, text string, isError bool, structured any) {
-	t.Helper()
-	if isError {
-		t.Errorf("%s: isError: %s", what, text)
-		return
-	}
-	var fromText any
-	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
-		t.Errorf("%s: text is not JSON: %v", what, err)
-		return
-	}
-	raw, _ := json.Marshal(structured)
-	var fromStructured any
-	_ = json.Unmarshal(raw, &fromStructured)
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("%s: text and structuredContent differ (-structured +text):\n%s", what, d)
-	}
-	if !strings.Contains(text, tc.wantText) {
-		t.Errorf("%s: result lacks %s: %s", what, tc.wantText, text)
-	}
+	return realclient.HTTPTarget(t, New(Config{Logger: quietLogger}, b).HTTPHandler(nil))
 }
 
 // TestGoSDKClientCallsEveryTool: the Go SDK client (v1.8.0) lists the tools and calls
@@ -134,35 +107,19 @@ func TestGoSDKClientCallsEveryTool(t *testing.T) {
 				t.Run(world.name+"/"+transport+"/"+rev, func(t *testing.T) {
 					t.Parallel()
 					cs := realclient.GoSDK(t, world.target(t, transport), rev)
+					realclient.CheckGoSDKTools(t, cs, ToolNames, ToolNames)
 					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 					defer cancel()
-					tools, err := cs.ListTools(ctx, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var names []string
-					for _, tl := range tools.Tools {
-						names = append(names, tl.Name)
-						if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-							t.Errorf("%s is not readOnlyHint as the Go SDK sees it", tl.Name)
-						}
-					}
-					if d := cmp.Diff(ToolNames, names); d != "" {
-						t.Errorf("tools (-want +got):\n%s", d)
-					}
 					for _, tc := range world.cases {
 						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 						if err != nil {
 							t.Errorf("%s: %v", tc.tool, err)
 							continue
 						}
-						text := ""
-						for _, c := range res.Content {
-							if tc, ok := c.(*mcp.TextContent); ok {
-								text += tc.Text
-							}
+						what, text := "Go SDK "+world.name+" "+transport+" "+rev+" "+tc.tool, realclient.GoSDKText(res)
+						if realclient.CheckJSONResult(t, what, text, res.IsError, res.StructuredContent) != nil && !strings.Contains(text, tc.wantText) {
+							t.Errorf("%s: result lacks %s: %s", what, tc.wantText, text)
 						}
-						checkClientResult(t, "Go SDK "+world.name+" "+transport+" "+rev+" "+tc.tool, tc, text, res.IsError, res.StructuredContent)
 					}
 				})
 			}
@@ -199,29 +156,14 @@ func TestInspectorCLI(t *testing.T) {
 			for _, call := range rows {
 				t.Run(call.name+"/"+transport+"/"+era, func(t *testing.T) {
 					t.Parallel()
-					args, err := json.Marshal(call.args)
-					if err != nil {
-						t.Fatal(err)
-					}
-					flags := []string{"--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args)}
 					target := world.target(t, transport)
 					if call.wantError != "" {
-						raw, status, stderr := realclient.InspectorStatus(t, target, era, flags...)
-						if status != 5 {
-							t.Fatalf("exit status %d; want 5 (the tool answered isError)\nstdout: %s\nstderr: %s", status, raw, stderr)
-						}
-						text, isError := realclient.InspectorToolResult(t, raw)
-						if !isError || !strings.Contains(text, call.wantError) {
-							t.Errorf("isError=%v %q; want isError with %q", isError, text, call.wantError)
+						if text := realclient.InspectorCallToolError(t, target, era, call.tool, call.args); !strings.Contains(text, call.wantError) {
+							t.Errorf("error %q; want it to contain %q", text, call.wantError)
 						}
 						return
 					}
-					raw := realclient.Inspector(t, target, era, flags...)
-					text, isError := realclient.InspectorToolResult(t, raw)
-					if isError {
-						t.Fatalf("isError: %s", text)
-					}
-					call.check(t, text)
+					call.check(t, realclient.InspectorCallTool(t, target, era, call.tool, call.args))
 				})
 			}
 		}

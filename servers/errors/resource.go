@@ -107,11 +107,7 @@ func issueResourceJSON(ctx context.Context, b Backend, id string) (string, error
 	} else {
 		res.LatestEvent = ev
 	}
-	raw, err := compactJSON(res)
-	if err != nil {
-		return "", err
-	}
-	return string(raw), nil
+	return mcpkit.JSONText(res)
 }
 
 // resourceError maps a backend failure to the protocol error of a resource read: an

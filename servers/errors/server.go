@@ -36,7 +36,7 @@ func New(cfg Config, backend Backend) *mcpkit.Server {
 		ReadOnly:     true,
 		StateKey:     cfg.StateKey,
 	})
-	addTools(s, backend)
+	s.AddTools(tools(backend)...)
 	addIssueResource(s, backend)
 	addTriagePrompt(s, backend)
 	return s

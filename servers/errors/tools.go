@@ -1,10 +1,7 @@
 package errorserver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -45,60 +42,36 @@ const (
 		"Use the keys get_issue shows, such as release or environment or browser.name or server_name or user. Page with cursor."
 )
 
-// addTools registers the six read-only tools. Tools that reach Sentry are marked open
-// world; over the local store they only read the server's own data.
-func addTools(s *mcpkit.Server, b Backend) {
+// tools is the server's tool table: the six read-only tools in tools/list order.
+// Tools that reach Sentry are marked open world; over the local store they only read
+// the server's own data.
+func tools(b Backend) []mcpkit.ServerTool {
 	ann := mcpkit.ReadOnly()
 	if _, remote := b.(*SentryBackend); remote {
 		ann.OpenWorldHint = true
 	}
-	addReadTool(s, ToolListProjects, descListProjects, ann, b.ListProjects)
-	addReadTool(s, ToolSearchIssues, descSearchIssues, ann, b.SearchIssues)
-	addReadTool(s, ToolGetIssue, descGetIssue, ann, b.GetIssue)
-	addReadTool(s, ToolGetEvent, descGetEvent, ann, b.GetEvent)
-	addReadTool(s, ToolListIssueEvents, descListIssueEvents, ann, b.ListIssueEvents)
-	addReadTool(s, ToolGetTagValues, descGetTagValues, ann, b.GetTagValues)
+	return []mcpkit.ServerTool{
+		readTool(ToolListProjects, descListProjects, ann, b.ListProjects),
+		readTool(ToolSearchIssues, descSearchIssues, ann, b.SearchIssues),
+		readTool(ToolGetIssue, descGetIssue, ann, b.GetIssue),
+		readTool(ToolGetEvent, descGetEvent, ann, b.GetEvent),
+		readTool(ToolListIssueEvents, descListIssueEvents, ann, b.ListIssueEvents),
+		readTool(ToolGetTagValues, descGetTagValues, ann, b.GetTagValues),
+	}
 }
 
-// addReadTool registers one tool that runs one backend call and returns its result as
+// readTool is the row of a tool that runs one backend call and returns its result as
 // compact JSON, both as structuredContent and as text.
 //
-// The tools carry no output schema and no title: the result types' schemas would add
-// about 14 KB to tools/list (four times the input schemas) that hosts do not show the
-// model, and the names read well. The results are still JSON objects whose fields are
-// documented on the result types (results.go). A backend error becomes an isError
-// result with the backend's message, which says what was wrong and what to do.
-func addReadTool[In any, Out any](s *mcpkit.Server, name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) {
-	mcpkit.AddTool(s, &mcpkit.Tool{Name: name, Description: description, Annotations: ann},
-		func(ctx context.Context, _ *mcpkit.Request, in In) (*mcpkit.CallToolResult, error) {
-			out, err := op(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			return jsonResult(out)
+// The tools carry no output schema (their Out is any) and no title: the result types'
+// schemas would add about 14 KB to tools/list (four times the input schemas) that
+// hosts do not show the model, and the names read well. The results are still JSON
+// objects whose fields are documented on the result types (results.go). A backend
+// error becomes an isError result with the backend's message, which says what was
+// wrong and what to do.
+func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
+	return mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: ann},
+		func(ctx context.Context, _ *mcpkit.Request, in In) (any, error) {
+			return op(ctx, in)
 		})
-}
-
-// jsonResult renders out as structuredContent and as the same JSON text. HTML
-// characters are left as they are: the reader is a model, not a browser.
-func jsonResult(out any) (*mcpkit.CallToolResult, error) {
-	raw, err := compactJSON(out)
-	if err != nil {
-		return nil, err
-	}
-	return &mcpkit.CallToolResult{
-		Content:           []mcpkit.Content{mcpkit.TextContent(string(raw))},
-		StructuredContent: json.RawMessage(raw),
-	}, nil
-}
-
-// compactJSON encodes v on one line without HTML escaping.
-func compactJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

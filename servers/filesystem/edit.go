@@ -20,26 +20,26 @@ const (
 
 // Edit is one exact replacement.
 type Edit struct {
-	OldText string `json:"oldText" jsonschema:"description=Exact text to replace including whitespace and indentation; LF line breaks also match a CRLF file"`
-	NewText string `json:"newText" jsonschema:"description=Text to put in its place"`
+	OldText string `json:"oldText" jsonschema_description:"Exact text to replace including whitespace and indentation; LF line breaks also match a CRLF file"`
+	NewText string `json:"newText" jsonschema_description:"Text to put in its place"`
 }
 
 // EditFileInput is a list of exact replacements applied in order.
 type EditFileInput struct {
-	Path       string `json:"path" jsonschema:"description=File to edit: absolute inside an allowed directory or relative to the first one"`
-	Edits      []Edit `json:"edits" jsonschema:"description=Replacements applied in order; each sees the result of the previous one,minItems=1"`
-	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every occurrence of each oldText; by default an oldText that occurs more than once is an error"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=Only show the diff; do not change the file"`
+	Path       string `json:"path" jsonschema_description:"File to edit: absolute inside an allowed directory or relative to the first one"`
+	Edits      []Edit `json:"edits" jsonschema_description:"Replacements applied in order; each sees the result of the previous one" jsonschema:"minItems=1"`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema_description:"Replace every occurrence of each oldText; by default an oldText that occurs more than once is an error"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"Only show the diff; do not change the file"`
 }
 
 // EditFileOutput shows what changed.
 type EditFileOutput struct {
-	Path         string `json:"path" jsonschema:"description=Absolute path of the file"`
-	Diff         string `json:"diff" jsonschema:"description=Unified diff of the change (line breaks shown as LF); empty when nothing changed"`
-	Replacements int    `json:"replacements" jsonschema:"description=Number of replacements made"`
-	DryRun       bool   `json:"dryRun" jsonschema:"description=True when the file was left unchanged on purpose"`
-	Encoding     string `json:"encoding" jsonschema:"description=Encoding kept on disk,enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
-	LineEnding   string `json:"lineEnding" jsonschema:"description=Line breaks kept on disk,enum=lf,enum=crlf,enum=mixed,enum=none"`
+	Path         string `json:"path" jsonschema_description:"Absolute path of the file"`
+	Diff         string `json:"diff" jsonschema_description:"Unified diff of the change (line breaks shown as LF); empty when nothing changed"`
+	Replacements int    `json:"replacements" jsonschema_description:"Number of replacements made"`
+	DryRun       bool   `json:"dryRun" jsonschema_description:"True when the file was left unchanged on purpose"`
+	Encoding     string `json:"encoding" jsonschema_description:"Encoding kept on disk" jsonschema:"enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
+	LineEnding   string `json:"lineEnding" jsonschema_description:"Line breaks kept on disk" jsonschema:"enum=lf,enum=crlf,enum=mixed,enum=none"`
 	mcpkit.Truncation
 }
 

@@ -35,34 +35,34 @@ const (
 
 // SearchFileContentsInput is a grep over a tree.
 type SearchFileContentsInput struct {
-	Path             string   `json:"path,omitempty" jsonschema:"description=Directory (or a single file) to search; empty means the first allowed directory"`
-	Pattern          string   `json:"pattern" jsonschema:"description=Regular expression in Go RE2 syntax (no backreferences or lookaround) or plain text when literal is true"`
-	Literal          bool     `json:"literal,omitempty" jsonschema:"description=Treat pattern as plain text instead of a regular expression"`
-	CaseInsensitive  bool     `json:"caseInsensitive,omitempty" jsonschema:"description=Match regardless of letter case"`
-	Include          string   `json:"include,omitempty" jsonschema:"description=Only search files whose name or relative path matches this glob (for example *.go or src/**/*.{ts\\,tsx})"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
-	ContextLines     int      `json:"contextLines,omitempty" jsonschema:"description=Lines of context to show before and after each match (at most 10),minimum=0,maximum=10"`
-	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"description=Stop after this many matching lines (default 100; at most 2000),minimum=0,maximum=2000"`
-	MaxFileBytes     int64    `json:"maxFileBytes,omitempty" jsonschema:"description=Skip files larger than this many bytes (default 10485760),minimum=0"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Skip what .gitignore files ignore and the .git directory (default true),default=true"`
+	Path             string   `json:"path,omitempty" jsonschema_description:"Directory (or a single file) to search; empty means the first allowed directory"`
+	Pattern          string   `json:"pattern" jsonschema_description:"Regular expression in Go RE2 syntax (no backreferences or lookaround) or plain text when literal is true"`
+	Literal          bool     `json:"literal,omitempty" jsonschema_description:"Treat pattern as plain text instead of a regular expression"`
+	CaseInsensitive  bool     `json:"caseInsensitive,omitempty" jsonschema_description:"Match regardless of letter case"`
+	Include          string   `json:"include,omitempty" jsonschema_description:"Only search files whose name or relative path matches this glob (for example *.go or src/**/*.{ts,tsx})"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns of files and directories to leave out"`
+	ContextLines     int      `json:"contextLines,omitempty" jsonschema_description:"Lines of context to show before and after each match (at most 10)" jsonschema:"minimum=0,maximum=10"`
+	MaxResults       int      `json:"maxResults,omitempty" jsonschema_description:"Stop after this many matching lines (default 100; at most 2000)" jsonschema:"minimum=0,maximum=2000"`
+	MaxFileBytes     int64    `json:"maxFileBytes,omitempty" jsonschema_description:"Skip files larger than this many bytes (default 10485760)" jsonschema:"minimum=0"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Skip what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
 }
 
 // ContentMatch is one matching line.
 type ContentMatch struct {
-	Path   string   `json:"path" jsonschema:"description=Absolute path of the file"`
-	Line   int      `json:"line" jsonschema:"description=1-based line number"`
-	Text   string   `json:"text" jsonschema:"description=The matching line (long lines are cut)"`
-	Before []string `json:"before,omitempty" jsonschema:"description=Context lines before the match"`
-	After  []string `json:"after,omitempty" jsonschema:"description=Context lines after the match"`
+	Path   string   `json:"path" jsonschema_description:"Absolute path of the file"`
+	Line   int      `json:"line" jsonschema_description:"1-based line number"`
+	Text   string   `json:"text" jsonschema_description:"The matching line (long lines are cut)"`
+	Before []string `json:"before,omitempty" jsonschema_description:"Context lines before the match"`
+	After  []string `json:"after,omitempty" jsonschema_description:"Context lines after the match"`
 }
 
 // SearchFileContentsOutput lists matching lines.
 type SearchFileContentsOutput struct {
-	Path          string         `json:"path" jsonschema:"description=Absolute path searched"`
-	Matches       []ContentMatch `json:"matches" jsonschema:"description=Matching lines in walk order (shallower files first)"`
-	FilesSearched int            `json:"filesSearched" jsonschema:"description=Files whose contents were searched"`
-	FilesSkipped  int            `json:"filesSkipped" jsonschema:"description=Files skipped as binary or larger than maxFileBytes"`
-	Visited       int            `json:"visited" jsonschema:"description=Entries examined before the search ended"`
+	Path          string         `json:"path" jsonschema_description:"Absolute path searched"`
+	Matches       []ContentMatch `json:"matches" jsonschema_description:"Matching lines in walk order (shallower files first)"`
+	FilesSearched int            `json:"filesSearched" jsonschema_description:"Files whose contents were searched"`
+	FilesSkipped  int            `json:"filesSkipped" jsonschema_description:"Files skipped as binary or larger than maxFileBytes"`
+	Visited       int            `json:"visited" jsonschema_description:"Entries examined before the search ended"`
 	mcpkit.Truncation
 }
 

@@ -9,23 +9,23 @@ import (
 
 // GetFileInfoInput names one path.
 type GetFileInfoInput struct {
-	Path string `json:"path" jsonschema:"description=File or directory: absolute inside an allowed directory or relative to the first one"`
+	Path string `json:"path" jsonschema_description:"File or directory: absolute inside an allowed directory or relative to the first one"`
 }
 
 // FileInfo describes a path without following it if it is a symbolic link.
 type FileInfo struct {
-	Path            string `json:"path" jsonschema:"description=Absolute path"`
-	Type            string `json:"type" jsonschema:"description=Entry type; a symlink is described itself and not followed,enum=file,enum=directory,enum=symlink,enum=other"`
-	Size            int64  `json:"size" jsonschema:"description=Size in bytes (for a symlink the length of its target text)"`
-	Mode            string `json:"mode" jsonschema:"description=Type and permission bits as ls shows them (for example -rw-r--r--)"`
-	Permissions     string `json:"permissions" jsonschema:"description=Permission bits in octal (for example 0644)"`
-	Modified        string `json:"modified" jsonschema:"description=Last modification time (RFC 3339)"`
-	Accessed        string `json:"accessed,omitempty" jsonschema:"description=Last access time (RFC 3339) where the platform reports it"`
-	Changed         string `json:"changed,omitempty" jsonschema:"description=Last status change time (RFC 3339) where the platform reports it"`
-	Created         string `json:"created,omitempty" jsonschema:"description=Creation time (RFC 3339) where the platform reports it"`
-	HardLinks       int    `json:"hardLinks,omitempty" jsonschema:"description=Number of hard links to the same data where the platform reports it; more than 1 means the same file may also be reachable under other names"`
-	SymlinkTarget   string `json:"symlinkTarget,omitempty" jsonschema:"description=For a symlink: the target text as stored in the link (not followed)"`
-	SymlinkResolves string `json:"symlinkResolves,omitempty" jsonschema:"description=For a symlink: inside means it can be followed within its allowed directory; outside means it points out of it (or is absolute) and is never followed; broken means its target is missing or loops,enum=inside,enum=outside,enum=broken"`
+	Path            string `json:"path" jsonschema_description:"Absolute path"`
+	Type            string `json:"type" jsonschema_description:"Entry type; a symlink is described itself and not followed" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
+	Size            int64  `json:"size" jsonschema_description:"Size in bytes (for a symlink the length of its target text)"`
+	Mode            string `json:"mode" jsonschema_description:"Type and permission bits as ls shows them (for example -rw-r--r--)"`
+	Permissions     string `json:"permissions" jsonschema_description:"Permission bits in octal (for example 0644)"`
+	Modified        string `json:"modified" jsonschema_description:"Last modification time (RFC 3339)"`
+	Accessed        string `json:"accessed,omitempty" jsonschema_description:"Last access time (RFC 3339) where the platform reports it"`
+	Changed         string `json:"changed,omitempty" jsonschema_description:"Last status change time (RFC 3339) where the platform reports it"`
+	Created         string `json:"created,omitempty" jsonschema_description:"Creation time (RFC 3339) where the platform reports it"`
+	HardLinks       int    `json:"hardLinks,omitempty" jsonschema_description:"Number of hard links to the same data where the platform reports it; more than 1 means the same file may also be reachable under other names"`
+	SymlinkTarget   string `json:"symlinkTarget,omitempty" jsonschema_description:"For a symlink: the target text as stored in the link (not followed)"`
+	SymlinkResolves string `json:"symlinkResolves,omitempty" jsonschema_description:"For a symlink: inside means it can be followed within its allowed directory; outside means it points out of it (or is absolute) and is never followed; broken means its target is missing or loops" jsonschema:"enum=inside,enum=outside,enum=broken"`
 }
 
 // GetFileInfo reports size, times, permissions and type with Lstat through the root: a

@@ -19,28 +19,28 @@ const (
 
 // ListDirectoryInput pages through one directory.
 type ListDirectoryInput struct {
-	Path   string `json:"path,omitempty" jsonschema:"description=Directory to list: absolute inside an allowed directory or relative to the first one; empty means the first allowed directory"`
-	SortBy string `json:"sortBy,omitempty" jsonschema:"description=Order of entries: name (A to Z) or size (largest first) or modified (newest first); default name,enum=name,enum=size,enum=modified"`
-	Offset int    `json:"offset,omitempty" jsonschema:"description=Number of entries to skip (for the next page pass the previous nextOffset),minimum=0"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"description=Maximum entries to return (default 500; at most 5000),minimum=0,maximum=5000"`
+	Path   string `json:"path,omitempty" jsonschema_description:"Directory to list: absolute inside an allowed directory or relative to the first one; empty means the first allowed directory"`
+	SortBy string `json:"sortBy,omitempty" jsonschema_description:"Order of entries: name (A to Z) or size (largest first) or modified (newest first); default name" jsonschema:"enum=name,enum=size,enum=modified"`
+	Offset int    `json:"offset,omitempty" jsonschema_description:"Number of entries to skip (for the next page pass the previous nextOffset)" jsonschema:"minimum=0"`
+	Limit  int    `json:"limit,omitempty" jsonschema_description:"Maximum entries to return (default 500; at most 5000)" jsonschema:"minimum=0,maximum=5000"`
 }
 
 // DirEntry is one entry of a directory listing. Symbolic links are reported as links
 // and never followed.
 type DirEntry struct {
-	Name     string `json:"name" jsonschema:"description=Entry name"`
-	Type     string `json:"type" jsonschema:"description=Entry type; a symlink is not followed,enum=file,enum=directory,enum=symlink,enum=other"`
-	Size     int64  `json:"size" jsonschema:"description=Size in bytes (for a symlink the length of its target text)"`
-	Modified string `json:"modified" jsonschema:"description=Last modification time (RFC 3339)"`
+	Name     string `json:"name" jsonschema_description:"Entry name"`
+	Type     string `json:"type" jsonschema_description:"Entry type; a symlink is not followed" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
+	Size     int64  `json:"size" jsonschema_description:"Size in bytes (for a symlink the length of its target text)"`
+	Modified string `json:"modified" jsonschema_description:"Last modification time (RFC 3339)"`
 }
 
 // ListDirectoryOutput is one page of a directory listing.
 type ListDirectoryOutput struct {
-	Path       string     `json:"path" jsonschema:"description=Absolute path of the directory"`
-	Entries    []DirEntry `json:"entries" jsonschema:"description=Entries of this page"`
-	Total      int        `json:"total" jsonschema:"description=Number of entries in the directory"`
-	Offset     int        `json:"offset" jsonschema:"description=Offset of the first entry of this page"`
-	NextOffset int        `json:"nextOffset,omitempty" jsonschema:"description=Offset of the next page; absent on the last page"`
+	Path       string     `json:"path" jsonschema_description:"Absolute path of the directory"`
+	Entries    []DirEntry `json:"entries" jsonschema_description:"Entries of this page"`
+	Total      int        `json:"total" jsonschema_description:"Number of entries in the directory"`
+	Offset     int        `json:"offset" jsonschema_description:"Offset of the first entry of this page"`
+	NextOffset int        `json:"nextOffset,omitempty" jsonschema_description:"Offset of the next page; absent on the last page"`
 	mcpkit.Truncation
 }
 

@@ -20,17 +20,17 @@ const (
 
 // ReadMediaFileInput names an image, audio or other binary file.
 type ReadMediaFileInput struct {
-	Path     string `json:"path" jsonschema:"description=File to read: absolute inside an allowed directory or relative to the first one"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"description=Refuse files larger than this many bytes (default 10485760; at most 52428800),minimum=0,maximum=52428800"`
+	Path     string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema_description:"Refuse files larger than this many bytes (default 10485760; at most 52428800)" jsonschema:"minimum=0,maximum=52428800"`
 }
 
 // ReadMediaFileOutput is a whole file as base64 with its MIME type.
 type ReadMediaFileOutput struct {
-	Path     string `json:"path" jsonschema:"description=Absolute path of the file"`
-	MimeType string `json:"mimeType" jsonschema:"description=MIME type from the file's content and extension"`
-	Kind     string `json:"kind" jsonschema:"description=How a client should treat the data,enum=image,enum=audio,enum=other"`
-	Size     int64  `json:"size" jsonschema:"description=File size in bytes"`
-	Data     string `json:"data" jsonschema:"description=The file's bytes in standard base64"`
+	Path     string `json:"path" jsonschema_description:"Absolute path of the file"`
+	MimeType string `json:"mimeType" jsonschema_description:"MIME type from the file's content and extension"`
+	Kind     string `json:"kind" jsonschema_description:"How a client should treat the data" jsonschema:"enum=image,enum=audio,enum=other"`
+	Size     int64  `json:"size" jsonschema_description:"File size in bytes"`
+	Data     string `json:"data" jsonschema_description:"The file's bytes in standard base64"`
 }
 
 // extraMimeTypes fills the gaps of mime.TypeByExtension's built-in table (which has no

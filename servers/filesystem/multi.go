@@ -14,20 +14,20 @@ const (
 
 // ReadMultipleFilesInput names several text files to read at once.
 type ReadMultipleFilesInput struct {
-	Paths           []string `json:"paths" jsonschema:"description=Files to read (at most 50): absolute inside an allowed directory or relative to the first one,minItems=1,maxItems=50"`
-	MaxBytesPerFile int      `json:"maxBytesPerFile,omitempty" jsonschema:"description=Cap on each file's returned text in bytes (default 32768; at most 4194304),minimum=0,maximum=4194304"`
+	Paths           []string `json:"paths" jsonschema_description:"Files to read (at most 50): absolute inside an allowed directory or relative to the first one" jsonschema:"minItems=1,maxItems=50"`
+	MaxBytesPerFile int      `json:"maxBytesPerFile,omitempty" jsonschema_description:"Cap on each file's returned text in bytes (default 32768; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
 }
 
 // FileReadResult is one file's text or the reason it could not be read.
 type FileReadResult struct {
-	Path   string              `json:"path" jsonschema:"description=The path as requested"`
-	Result *ReadTextFileOutput `json:"result,omitempty" jsonschema:"description=The file's text when it could be read"`
-	Error  string              `json:"error,omitempty" jsonschema:"description=Why the file could not be read"`
+	Path   string              `json:"path" jsonschema_description:"The path as requested"`
+	Result *ReadTextFileOutput `json:"result,omitempty" jsonschema_description:"The file's text when it could be read"`
+	Error  string              `json:"error,omitempty" jsonschema_description:"Why the file could not be read"`
 }
 
 // ReadMultipleFilesOutput has one entry per requested path, in order.
 type ReadMultipleFilesOutput struct {
-	Files []FileReadResult `json:"files" jsonschema:"description=One entry per requested path in the same order"`
+	Files []FileReadResult `json:"files" jsonschema_description:"One entry per requested path in the same order"`
 }
 
 // ReadMultipleFiles reads each file like ReadTextFile (from the start, capped); one

@@ -28,28 +28,28 @@ const (
 // ReadTextFileInput selects part of a text file: a line range (offset and limit), the
 // first lines (head) or the last lines (tail), always bounded by maxBytes.
 type ReadTextFileInput struct {
-	Path     string `json:"path" jsonschema:"description=File to read: absolute inside an allowed directory or relative to the first one"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"description=Number of lines to skip before the first line returned (0-based index of that line),minimum=0"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"description=Maximum number of lines to return; 0 means as many as fit in maxBytes,minimum=0"`
-	Head     int    `json:"head,omitempty" jsonschema:"description=Return only the first N lines (same as offset 0 with limit N),minimum=0"`
-	Tail     int    `json:"tail,omitempty" jsonschema:"description=Return only the last N lines; reads only the end of the file,minimum=0"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"description=Cap on the returned text in bytes (default 131072; at most 4194304),minimum=0,maximum=4194304"`
+	Path     string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
+	Offset   int    `json:"offset,omitempty" jsonschema_description:"Number of lines to skip before the first line returned (0-based index of that line)" jsonschema:"minimum=0"`
+	Limit    int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return; 0 means as many as fit in maxBytes" jsonschema:"minimum=0"`
+	Head     int    `json:"head,omitempty" jsonschema_description:"Return only the first N lines (same as offset 0 with limit N)" jsonschema:"minimum=0"`
+	Tail     int    `json:"tail,omitempty" jsonschema_description:"Return only the last N lines; reads only the end of the file" jsonschema:"minimum=0"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema_description:"Cap on the returned text in bytes (default 131072; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
 }
 
 // ReadTextFileOutput is a part of a text file decoded to UTF-8 with "\n" line breaks.
 type ReadTextFileOutput struct {
-	Path          string `json:"path" jsonschema:"description=Absolute path of the file"`
-	Content       string `json:"content" jsonschema:"description=The text; CRLF line breaks are shown as LF (see lineEnding)"`
-	Encoding      string `json:"encoding" jsonschema:"description=Encoding the file was decoded from,enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
-	LineEnding    string `json:"lineEnding" jsonschema:"description=Line breaks used at the start of the file,enum=lf,enum=crlf,enum=mixed,enum=none"`
-	StartLine     int    `json:"startLine,omitempty" jsonschema:"description=1-based number of the first line returned; absent when not cheaply known (tail of a large file)"`
-	EndLine       int    `json:"endLine,omitempty" jsonschema:"description=1-based number of the last line returned; absent when not known"`
-	LinesReturned int    `json:"linesReturned" jsonschema:"description=Number of lines in content"`
-	TotalLines    int    `json:"totalLines,omitempty" jsonschema:"description=Number of lines in the file; absent when not cheaply known"`
-	NextOffset    int    `json:"nextOffset,omitempty" jsonschema:"description=Pass as offset to read the lines that follow; absent at the end of the file"`
-	Size          int64  `json:"size" jsonschema:"description=File size in bytes"`
-	Sanitized     bool   `json:"sanitized,omitempty" jsonschema:"description=True when invisible or control characters were removed from content for safety"`
-	Note          string `json:"note,omitempty" jsonschema:"description=Remarks about decoding (for example a Latin-1 fallback)"`
+	Path          string `json:"path" jsonschema_description:"Absolute path of the file"`
+	Content       string `json:"content" jsonschema_description:"The text; CRLF line breaks are shown as LF (see lineEnding)"`
+	Encoding      string `json:"encoding" jsonschema_description:"Encoding the file was decoded from" jsonschema:"enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
+	LineEnding    string `json:"lineEnding" jsonschema_description:"Line breaks used at the start of the file" jsonschema:"enum=lf,enum=crlf,enum=mixed,enum=none"`
+	StartLine     int    `json:"startLine,omitempty" jsonschema_description:"1-based number of the first line returned; absent when not cheaply known (tail of a large file)"`
+	EndLine       int    `json:"endLine,omitempty" jsonschema_description:"1-based number of the last line returned; absent when not known"`
+	LinesReturned int    `json:"linesReturned" jsonschema_description:"Number of lines in content"`
+	TotalLines    int    `json:"totalLines,omitempty" jsonschema_description:"Number of lines in the file; absent when not cheaply known"`
+	NextOffset    int    `json:"nextOffset,omitempty" jsonschema_description:"Pass as offset to read the lines that follow; absent at the end of the file"`
+	Size          int64  `json:"size" jsonschema_description:"File size in bytes"`
+	Sanitized     bool   `json:"sanitized,omitempty" jsonschema_description:"True when invisible or control characters were removed from content for safety"`
+	Note          string `json:"note,omitempty" jsonschema_description:"Remarks about decoding (for example a Latin-1 fallback)"`
 	mcpkit.Truncation
 }
 

@@ -91,13 +91,7 @@ func TestGoSDKClientRootsNarrow(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", tool, err)
 				}
-				txt := ""
-				for _, c := range res.Content {
-					if tc, ok := c.(*mcp.TextContent); ok {
-						txt += tc.Text
-					}
-				}
-				return res, txt
+				return res, realclient.GoSDKText(res)
 			}
 			res, txt := call("list_allowed_directories", map[string]any{})
 			want := `{"directories":["` + filepath.Join(dir, "sub") + `"],"narrowedByClientRoots":true}`

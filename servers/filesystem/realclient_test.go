@@ -7,7 +7,6 @@ package filesystem
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +44,7 @@ func clientTarget(t *testing.T, transport, dir string) realclient.Target {
 			Env:     []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_FS_WATCH=", "MCP_AUDIT=false"},
 		}
 	case "http":
-		srv := httptest.NewServer(newServerOn(t, Config{AllowWrites: true}, dir).HTTPHandler(nil))
-		t.Cleanup(srv.Close)
-		return realclient.Target{URL: srv.URL + "/mcp"}
+		return realclient.HTTPTarget(t, newServerOn(t, Config{AllowWrites: true}, dir).HTTPHandler(nil))
 	}
 	t.Fatalf("unknown transport %q", transport)
 	return realclient.Target{}
@@ -98,27 +95,16 @@ var clientCalls = []clientCall{
 	{tool: "move_file", args: fixed(map[string]any{"source": "data.bin", "destination": "moved.bin"}), want: text(`moved.bin"`), disk: fileIs("moved.bin", "\x00\x01\x02binary\x00")},
 }
 
-// checkClientText compares what a client received: not an error, the expected value
-// in the text, and text equal (as JSON) to structuredContent.
+// checkClientText compares what a client received: not an error, text equal (as JSON)
+// to structuredContent, and the expected value in the text.
 func checkClientText(t *testing.T, what string, call clientCall, dir, txt string, isError bool, sc any) {
 	t.Helper()
-	if isError {
-		t.Errorf("%s: isError: %s", what, txt)
+	if realclient.CheckJSONResult(t, what, txt, isError, sc) == nil {
 		return
 	}
 	want := call.want(dir)
 	if !strings.Contains(strings.ReplaceAll(txt, `\n`, "\n"), strings.ReplaceAll(want, `\n`, "\n")) {
 		t.Errorf("%s: result lacks %s: %.400s", what, want, txt)
-	}
-	var fromText, fromSC any
-	if err := json.Unmarshal([]byte(txt), &fromText); err != nil {
-		t.Errorf("%s: text is not JSON: %v", what, err)
-		return
-	}
-	raw, _ := json.Marshal(sc)
-	_ = json.Unmarshal(raw, &fromSC)
-	if d := cmp.Diff(fromSC, fromText); d != "" {
-		t.Errorf("%s: text and structuredContent differ (-structured +text):\n%s", what, d)
 	}
 }
 
@@ -135,40 +121,22 @@ func TestGoSDKClientEveryTool(t *testing.T) {
 				t.Parallel()
 				dir := toolFixture(t)
 				cs := realclient.GoSDK(t, clientTarget(t, transport, dir), rev)
+				realclient.CheckGoSDKTools(t, cs, allToolNames(), readTools)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				tools, err := cs.ListTools(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var names []string
-				for _, tl := range tools.Tools {
-					names = append(names, tl.Name)
-					isRead := !strings.Contains(strings.Join(writeTools, ","), tl.Name)
-					if tl.Annotations == nil || tl.Annotations.ReadOnlyHint != isRead {
-						t.Errorf("%s: annotations %+v as the Go SDK sees them; want readOnlyHint=%v", tl.Name, tl.Annotations, isRead)
-					}
-				}
-				if d := cmp.Diff(allToolNames(), names); d != "" {
-					t.Errorf("tools (-want +got):\n%s", d)
-				}
 				for _, call := range clientCalls {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args(dir)})
 					if err != nil {
 						t.Errorf("%s: %v", call.tool, err)
 						continue
 					}
-					txt := ""
 					var image *mcp.ImageContent
 					for _, c := range res.Content {
-						switch c := c.(type) {
-						case *mcp.TextContent:
-							txt += c.Text
-						case *mcp.ImageContent:
+						if c, ok := c.(*mcp.ImageContent); ok {
 							image = c
 						}
 					}
-					checkClientText(t, "Go SDK "+call.tool, call, dir, txt, res.IsError, res.StructuredContent)
+					checkClientText(t, "Go SDK "+call.tool, call, dir, realclient.GoSDKText(res), res.IsError, res.StructuredContent)
 					if call.tool == "read_media_file" && (image == nil || image.MIMEType != "image/png" || string(image.Data) != string(pngBytes(t))) {
 						t.Errorf("read_media_file: the Go SDK got no image/png block with the file's bytes: %+v", image)
 					}
@@ -194,25 +162,8 @@ func TestInspectorCLIEveryTool(t *testing.T) {
 		for _, era := range inspectorEras {
 			t.Run("tools_list/"+transport+"/"+era, func(t *testing.T) {
 				t.Parallel()
-				raw := realclient.Inspector(t, clientTarget(t, transport, toolFixture(t)), era, "--method", "tools/list")
-				var res struct {
-					Result struct {
-						Tools []struct {
-							Name        string `json:"name"`
-							Annotations struct {
-								ReadOnlyHint bool `json:"readOnlyHint"`
-							} `json:"annotations"`
-						} `json:"tools"`
-					} `json:"result"`
-				}
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatalf("%v: %s", err, raw)
-				}
-				var names []string
-				for _, tl := range res.Result.Tools {
-					names = append(names, tl.Name)
-				}
-				if d := cmp.Diff(allToolNames(), names); d != "" {
+				got := realclient.InspectorToolNames(t, clientTarget(t, transport, toolFixture(t)), era)
+				if d := cmp.Diff(allToolNames(), got); d != "" {
 					t.Errorf("tools (-want +got):\n%s", d)
 				}
 			})
@@ -233,26 +184,13 @@ func TestInspectorCLIEveryTool(t *testing.T) {
 				dir := toolFixture(t)
 				args, _ := json.Marshal(call.args(dir))
 				raw := realclient.Inspector(t, clientTarget(t, transport, dir), era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args))
-				var res struct {
-					Result struct {
-						Content []struct {
-							Type     string `json:"type"`
-							Text     string `json:"text"`
-							MIMEType string `json:"mimeType"`
-						} `json:"content"`
-						StructuredContent any  `json:"structuredContent"`
-						IsError           bool `json:"isError"`
-					} `json:"result"`
+				res := realclient.DecodeInspectorResult(t, raw)
+				if len(res.Content) == 0 || res.Content[0].Type != "text" {
+					t.Fatalf("content = %+v; want a text block first", res.Content)
 				}
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatalf("%v: %s", err, raw)
-				}
-				if len(res.Result.Content) == 0 || res.Result.Content[0].Type != "text" {
-					t.Fatalf("content = %+v; want a text block first", res.Result.Content)
-				}
-				checkClientText(t, "Inspector "+call.tool, call, dir, res.Result.Content[0].Text, res.Result.IsError, res.Result.StructuredContent)
-				if call.tool == "read_media_file" && (len(res.Result.Content) != 2 || res.Result.Content[1].Type != "image" || res.Result.Content[1].MIMEType != "image/png") {
-					t.Errorf("read_media_file content = %+v; want text then an image/png block", res.Result.Content)
+				checkClientText(t, "Inspector "+call.tool, call, dir, res.Content[0].Text, res.IsError, res.StructuredContent)
+				if call.tool == "read_media_file" && (len(res.Content) != 2 || res.Content[1].Type != "image" || res.Content[1].MIMEType != "image/png") {
+					t.Errorf("read_media_file content = %+v; want text then an image/png block", res.Content)
 				}
 				if call.disk != nil {
 					call.disk(t, dir)

@@ -17,24 +17,24 @@ const (
 
 // SearchFilesInput finds files and directories by name or relative path.
 type SearchFilesInput struct {
-	Path             string   `json:"path,omitempty" jsonschema:"description=Directory to search under; empty means the first allowed directory"`
-	Pattern          string   `json:"pattern" jsonschema:"description=Glob: without a slash it matches names at any depth (*.go or README*); with a slash it matches the path relative to path (src/**/test_*.py); ** spans directories and {a\\,b} gives alternatives"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns of files and directories to leave out"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Skip what .gitignore files ignore and the .git directory (default true),default=true"`
-	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"description=Stop after this many matches (default 200; at most 5000),minimum=0,maximum=5000"`
+	Path             string   `json:"path,omitempty" jsonschema_description:"Directory to search under; empty means the first allowed directory"`
+	Pattern          string   `json:"pattern" jsonschema_description:"Glob: without a slash it matches names at any depth (*.go or README*); with a slash it matches the path relative to path (src/**/test_*.py); ** spans directories and {a,b} gives alternatives"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns of files and directories to leave out"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Skip what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
+	MaxResults       int      `json:"maxResults,omitempty" jsonschema_description:"Stop after this many matches (default 200; at most 5000)" jsonschema:"minimum=0,maximum=5000"`
 }
 
 // FileMatch is one file or directory whose name or path matched.
 type FileMatch struct {
-	Path string `json:"path" jsonschema:"description=Absolute path"`
-	Type string `json:"type" jsonschema:"description=Entry type,enum=file,enum=directory,enum=symlink,enum=other"`
+	Path string `json:"path" jsonschema_description:"Absolute path"`
+	Type string `json:"type" jsonschema_description:"Entry type" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
 }
 
 // SearchFilesOutput lists matches, shallowest first.
 type SearchFilesOutput struct {
-	Path    string      `json:"path" jsonschema:"description=Absolute path of the directory searched"`
-	Matches []FileMatch `json:"matches" jsonschema:"description=Matching entries; shallower ones first"`
-	Visited int         `json:"visited" jsonschema:"description=Entries examined before the search ended"`
+	Path    string      `json:"path" jsonschema_description:"Absolute path of the directory searched"`
+	Matches []FileMatch `json:"matches" jsonschema_description:"Matching entries; shallower ones first"`
+	Visited int         `json:"visited" jsonschema_description:"Entries examined before the search ended"`
 	mcpkit.Truncation
 }
 

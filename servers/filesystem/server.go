@@ -24,21 +24,18 @@ const serverName = "mcp-server-filesystem"
 const instructions = `Confined access to local directories. Every path is absolute inside an allowed directory or relative to the first one; call list_allowed_directories when unsure where files are. Find files by name with search_files and text inside files with search_file_contents; read with read_text_file (line ranges, head, tail) or read_multiple_files. Results are bounded: when a result says truncated, its hint says how to get the rest.`
 
 // New builds the MCP server over roots: the read tools, the write tools only when
-// cfg.AllowWrites, and every file under the roots as a resource (a paginated list and
-// the file:///{+path} template). The caller owns roots and closes them after serving;
-// change notifications start separately with WatchChanges.
+// cfg.AllowWrites (without it the server is ReadOnly, which leaves out every tool not
+// marked read-only), and every file under the roots as a resource (a paginated list
+// and the file:///{+path} template). The caller owns roots and closes them after
+// serving; change notifications start separately with WatchChanges.
 func New(cfg Config, roots *Roots) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: serverName, Version: mcpkit.Version}, &mcpkit.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
-		// Second guard: even a write tool registered by mistake is skipped.
-		ReadOnly: !cfg.AllowWrites,
+		ReadOnly:     !cfg.AllowWrites,
 	})
 	a := &access{roots: roots}
-	addReadTools(s, a)
-	if cfg.AllowWrites {
-		addWriteTools(s, a)
-	}
+	s.AddTools(tools(a)...)
 	addResources(s, a)
 	return s
 }

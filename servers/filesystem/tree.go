@@ -22,25 +22,25 @@ const (
 
 // DirectoryTreeInput asks for a bounded view of a directory tree.
 type DirectoryTreeInput struct {
-	Path             string   `json:"path,omitempty" jsonschema:"description=Directory at the top of the tree; empty means the first allowed directory"`
-	MaxDepth         int      `json:"maxDepth,omitempty" jsonschema:"description=How many levels to show (1 = direct children only; default 3; at most 64),minimum=0,maximum=64"`
-	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema:"description=Stop after this many entries (default 500; at most 10000),minimum=0,maximum=10000"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema:"description=Glob patterns to leave out (for example node_modules or **/*.min.js); a pattern without a slash matches names at any depth"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"description=Leave out what .gitignore files ignore and the .git directory (default true),default=true"`
+	Path             string   `json:"path,omitempty" jsonschema_description:"Directory at the top of the tree; empty means the first allowed directory"`
+	MaxDepth         int      `json:"maxDepth,omitempty" jsonschema_description:"How many levels to show (1 = direct children only; default 3; at most 64)" jsonschema:"minimum=0,maximum=64"`
+	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema_description:"Stop after this many entries (default 500; at most 10000)" jsonschema:"minimum=0,maximum=10000"`
+	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns to leave out (for example node_modules or **/*.min.js); a pattern without a slash matches names at any depth"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Leave out what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
 }
 
 // TreeEntry is one entry of a tree, named by its path relative to the top.
 type TreeEntry struct {
-	Path string `json:"path" jsonschema:"description=Path relative to the top of the tree with / separators"`
-	Type string `json:"type" jsonschema:"description=Entry type; symlinks are not followed,enum=file,enum=directory,enum=symlink,enum=other"`
-	Size int64  `json:"size,omitempty" jsonschema:"description=Size in bytes of a file"`
+	Path string `json:"path" jsonschema_description:"Path relative to the top of the tree with / separators"`
+	Type string `json:"type" jsonschema_description:"Entry type; symlinks are not followed" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
+	Size int64  `json:"size,omitempty" jsonschema_description:"Size in bytes of a file"`
 }
 
 // DirectoryTreeOutput is a flat, path-sorted list of the tree's entries.
 type DirectoryTreeOutput struct {
-	Path    string      `json:"path" jsonschema:"description=Absolute path of the top of the tree"`
-	Entries []TreeEntry `json:"entries" jsonschema:"description=Entries sorted by path; directories appear before their contents"`
-	Visited int         `json:"visited" jsonschema:"description=Entries examined before the walk ended"`
+	Path    string      `json:"path" jsonschema_description:"Absolute path of the top of the tree"`
+	Entries []TreeEntry `json:"entries" jsonschema_description:"Entries sorted by path; directories appear before their contents"`
+	Visited int         `json:"visited" jsonschema_description:"Entries examined before the walk ended"`
 	mcpkit.Truncation
 }
 

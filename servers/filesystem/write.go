@@ -11,15 +11,15 @@ import (
 
 // WriteFileInput replaces (or creates) a whole file.
 type WriteFileInput struct {
-	Path    string `json:"path" jsonschema:"description=File to write: absolute inside an allowed directory or relative to the first one; its directory must exist"`
-	Content string `json:"content" jsonschema:"description=The complete new content (UTF-8)"`
+	Path    string `json:"path" jsonschema_description:"File to write: absolute inside an allowed directory or relative to the first one; its directory must exist"`
+	Content string `json:"content" jsonschema_description:"The complete new content (UTF-8)"`
 }
 
 // WriteFileOutput says what was written.
 type WriteFileOutput struct {
-	Path         string `json:"path" jsonschema:"description=Absolute path written"`
-	BytesWritten int    `json:"bytesWritten" jsonschema:"description=Bytes written"`
-	Created      bool   `json:"created" jsonschema:"description=True when the file did not exist before"`
+	Path         string `json:"path" jsonschema_description:"Absolute path written"`
+	BytesWritten int    `json:"bytesWritten" jsonschema_description:"Bytes written"`
+	Created      bool   `json:"created" jsonschema_description:"True when the file did not exist before"`
 }
 
 // WriteFile writes atomically: a temporary file in the same directory (created through
@@ -138,13 +138,13 @@ func atomicWrite(root *os.Root, rel string, data []byte, perm fs.FileMode, keepP
 
 // CreateDirectoryInput names a directory to create with its parents.
 type CreateDirectoryInput struct {
-	Path string `json:"path" jsonschema:"description=Directory to create (parents are created too): absolute inside an allowed directory or relative to the first one"`
+	Path string `json:"path" jsonschema_description:"Directory to create (parents are created too): absolute inside an allowed directory or relative to the first one"`
 }
 
 // CreateDirectoryOutput says whether anything was created.
 type CreateDirectoryOutput struct {
-	Path    string `json:"path" jsonschema:"description=Absolute path of the directory"`
-	Created bool   `json:"created" jsonschema:"description=False when the directory already existed"`
+	Path    string `json:"path" jsonschema_description:"Absolute path of the directory"`
+	Created bool   `json:"created" jsonschema_description:"False when the directory already existed"`
 }
 
 // CreateDirectory is MkdirAll through the root: every component is created or followed
@@ -168,16 +168,16 @@ func (rs *Roots) CreateDirectory(ctx context.Context, in CreateDirectoryInput) (
 
 // MoveFileInput renames a file or directory.
 type MoveFileInput struct {
-	Source      string `json:"source" jsonschema:"description=File or directory to move"`
-	Destination string `json:"destination" jsonschema:"description=New path; if it is an existing directory the source is moved into it under its own name"`
-	Overwrite   bool   `json:"overwrite,omitempty" jsonschema:"description=Replace an existing destination file (default false: an existing destination is an error)"`
+	Source      string `json:"source" jsonschema_description:"File or directory to move"`
+	Destination string `json:"destination" jsonschema_description:"New path; if it is an existing directory the source is moved into it under its own name"`
+	Overwrite   bool   `json:"overwrite,omitempty" jsonschema_description:"Replace an existing destination file (default false: an existing destination is an error)"`
 }
 
 // MoveFileOutput says where the entry went.
 type MoveFileOutput struct {
-	Source      string `json:"source" jsonschema:"description=Absolute path moved from"`
-	Destination string `json:"destination" jsonschema:"description=Absolute path moved to"`
-	Replaced    bool   `json:"replaced" jsonschema:"description=True when an existing file at the destination was replaced"`
+	Source      string `json:"source" jsonschema_description:"Absolute path moved from"`
+	Destination string `json:"destination" jsonschema_description:"Absolute path moved to"`
+	Replaced    bool   `json:"replaced" jsonschema_description:"True when an existing file at the destination was replaced"`
 }
 
 // MoveFile renames within one allowed directory through its root. It never replaces an

@@ -32,38 +32,38 @@ const (
 type ListWorkflowRunsInput struct {
 	Owner    string `json:"owner"`
 	Repo     string `json:"repo"`
-	Workflow string `json:"workflow,omitempty" jsonschema:"description=Workflow file name (ci.yml) or ID"`
-	Branch   string `json:"branch,omitempty" jsonschema:"description=Head branch"`
-	Event    string `json:"event,omitempty" jsonschema:"description=Trigger event such as push"`
-	Status   string `json:"status,omitempty" jsonschema:"description=Status or conclusion such as failure"`
-	Actor    string `json:"actor,omitempty" jsonschema:"description=Login that started the run"`
+	Workflow string `json:"workflow,omitempty" jsonschema_description:"Workflow file name (ci.yml) or ID"`
+	Branch   string `json:"branch,omitempty" jsonschema_description:"Head branch"`
+	Event    string `json:"event,omitempty" jsonschema_description:"Trigger event such as push"`
+	Status   string `json:"status,omitempty" jsonschema_description:"Status or conclusion such as failure"`
+	Actor    string `json:"actor,omitempty" jsonschema_description:"Login that started the run"`
 	Page     int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage  int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage  int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // WorkflowRun is one run of a workflow.
 type WorkflowRun struct {
-	ID         int64  `json:"id" jsonschema:"description=Run ID (pass as runId to read its failed job's log)"`
-	Workflow   string `json:"workflow" jsonschema:"description=Workflow name"`
-	Title      string `json:"title,omitempty" jsonschema:"description=Run title (commit message or pull request title)"`
-	Event      string `json:"event" jsonschema:"description=Triggering event"`
-	Status     string `json:"status" jsonschema:"description=queued or in_progress or completed"`
-	Conclusion string `json:"conclusion,omitempty" jsonschema:"description=success or failure or cancelled or skipped or timed_out"`
-	Branch     string `json:"branch,omitempty" jsonschema:"description=Head branch"`
-	HeadSHA    string `json:"headSha" jsonschema:"description=Head commit SHA"`
-	RunNumber  int    `json:"runNumber" jsonschema:"description=Run number within the workflow"`
-	Attempt    int    `json:"attempt,omitempty" jsonschema:"description=Attempt number when re-run"`
-	Actor      string `json:"actor,omitempty" jsonschema:"description=Login that triggered the run"`
-	CreatedAt  string `json:"createdAt,omitempty" jsonschema:"description=Creation time (RFC 3339)"`
-	URL        string `json:"url" jsonschema:"description=Web page of the run"`
+	ID         int64  `json:"id" jsonschema_description:"Run ID (pass as runId to read its failed job's log)"`
+	Workflow   string `json:"workflow" jsonschema_description:"Workflow name"`
+	Title      string `json:"title,omitempty" jsonschema_description:"Run title (commit message or pull request title)"`
+	Event      string `json:"event" jsonschema_description:"Triggering event"`
+	Status     string `json:"status" jsonschema_description:"queued or in_progress or completed"`
+	Conclusion string `json:"conclusion,omitempty" jsonschema_description:"success or failure or cancelled or skipped or timed_out"`
+	Branch     string `json:"branch,omitempty" jsonschema_description:"Head branch"`
+	HeadSHA    string `json:"headSha" jsonschema_description:"Head commit SHA"`
+	RunNumber  int    `json:"runNumber" jsonschema_description:"Run number within the workflow"`
+	Attempt    int    `json:"attempt,omitempty" jsonschema_description:"Attempt number when re-run"`
+	Actor      string `json:"actor,omitempty" jsonschema_description:"Login that triggered the run"`
+	CreatedAt  string `json:"createdAt,omitempty" jsonschema_description:"Creation time (RFC 3339)"`
+	URL        string `json:"url" jsonschema_description:"Web page of the run"`
 }
 
 // WorkflowRunList is one page of runs.
 type WorkflowRunList struct {
-	TotalCount int           `json:"totalCount" jsonschema:"description=Number of runs in all pages"`
-	Runs       []WorkflowRun `json:"runs" jsonschema:"description=Runs on this page"`
-	Page       int           `json:"page" jsonschema:"description=This page number"`
-	NextPage   int           `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	TotalCount int           `json:"totalCount" jsonschema_description:"Number of runs in all pages"`
+	Runs       []WorkflowRun `json:"runs" jsonschema_description:"Runs on this page"`
+	Page       int           `json:"page" jsonschema_description:"This page number"`
+	NextPage   int           `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
@@ -71,45 +71,45 @@ type WorkflowRunList struct {
 type JobLogInput struct {
 	Owner string `json:"owner"`
 	Repo  string `json:"repo"`
-	JobID int64  `json:"jobId,omitempty" jsonschema:"description=Job ID (or give runId)"`
-	RunID int64  `json:"runId,omitempty" jsonschema:"description=Run ID: reads its first failed job"`
-	Lines int    `json:"lines,omitempty" jsonschema:"description=Lines from the end (default 100),minimum=1,maximum=500"`
+	JobID int64  `json:"jobId,omitempty" jsonschema_description:"Job ID (or give runId)"`
+	RunID int64  `json:"runId,omitempty" jsonschema_description:"Run ID: reads its first failed job"`
+	Lines int    `json:"lines,omitempty" jsonschema_description:"Lines from the end (default 100)" jsonschema:"minimum=1,maximum=500"`
 }
 
 // JobStep is one step of a job.
 type JobStep struct {
-	Number     int64  `json:"number" jsonschema:"description=Step number"`
-	Name       string `json:"name" jsonschema:"description=Step name"`
-	Conclusion string `json:"conclusion,omitempty" jsonschema:"description=success or failure or cancelled or skipped"`
+	Number     int64  `json:"number" jsonschema_description:"Step number"`
+	Name       string `json:"name" jsonschema_description:"Step name"`
+	Conclusion string `json:"conclusion,omitempty" jsonschema_description:"success or failure or cancelled or skipped"`
 }
 
 // LogLine is one numbered log line.
 type LogLine struct {
-	Line int    `json:"line" jsonschema:"description=Line number in the log (1-based)"`
-	Text string `json:"text" jsonschema:"description=Line text without its timestamp"`
+	Line int    `json:"line" jsonschema_description:"Line number in the log (1-based)"`
+	Text string `json:"text" jsonschema_description:"Line text without its timestamp"`
 }
 
 // JobRef names another job of the same run.
 type JobRef struct {
-	ID         int64  `json:"id" jsonschema:"description=Job ID"`
-	Name       string `json:"name" jsonschema:"description=Job name"`
-	Conclusion string `json:"conclusion,omitempty" jsonschema:"description=Job conclusion"`
+	ID         int64  `json:"id" jsonschema_description:"Job ID"`
+	Name       string `json:"name" jsonschema_description:"Job name"`
+	Conclusion string `json:"conclusion,omitempty" jsonschema_description:"Job conclusion"`
 }
 
 // JobLogTail is the end of a job's log, led by what failed.
 type JobLogTail struct {
-	JobID       int64     `json:"jobId" jsonschema:"description=Job ID"`
-	RunID       int64     `json:"runId,omitempty" jsonschema:"description=Run ID"`
-	Name        string    `json:"name" jsonschema:"description=Job name"`
-	Status      string    `json:"status" jsonschema:"description=queued or in_progress or completed"`
-	Conclusion  string    `json:"conclusion,omitempty" jsonschema:"description=success or failure or cancelled or skipped or timed_out"`
-	FailedSteps []JobStep `json:"failedSteps" jsonschema:"description=Steps that failed or timed out or were cancelled"`
-	ErrorLines  []LogLine `json:"errorLines,omitempty" jsonschema:"description=Lines GitHub marked as errors (##[error]) anywhere in the log; at most 20"`
-	OtherFailed []JobRef  `json:"otherFailedJobs,omitempty" jsonschema:"description=Other failed jobs of the run when runId was given"`
-	TotalLines  int       `json:"totalLines" jsonschema:"description=Lines in the log that were read"`
-	TailStart   int       `json:"tailStartLine,omitempty" jsonschema:"description=Line number of the first line of the tail"`
-	Tail        string    `json:"tail" jsonschema:"description=The last lines of the log without timestamps"`
-	URL         string    `json:"url,omitempty" jsonschema:"description=Web page of the job"`
+	JobID       int64     `json:"jobId" jsonschema_description:"Job ID"`
+	RunID       int64     `json:"runId,omitempty" jsonschema_description:"Run ID"`
+	Name        string    `json:"name" jsonschema_description:"Job name"`
+	Status      string    `json:"status" jsonschema_description:"queued or in_progress or completed"`
+	Conclusion  string    `json:"conclusion,omitempty" jsonschema_description:"success or failure or cancelled or skipped or timed_out"`
+	FailedSteps []JobStep `json:"failedSteps" jsonschema_description:"Steps that failed or timed out or were cancelled"`
+	ErrorLines  []LogLine `json:"errorLines,omitempty" jsonschema_description:"Lines GitHub marked as errors (##[error]) anywhere in the log; at most 20"`
+	OtherFailed []JobRef  `json:"otherFailedJobs,omitempty" jsonschema_description:"Other failed jobs of the run when runId was given"`
+	TotalLines  int       `json:"totalLines" jsonschema_description:"Lines in the log that were read"`
+	TailStart   int       `json:"tailStartLine,omitempty" jsonschema_description:"Line number of the first line of the tail"`
+	Tail        string    `json:"tail" jsonschema_description:"The last lines of the log without timestamps"`
+	URL         string    `json:"url,omitempty" jsonschema_description:"Web page of the job"`
 	mcpkit.Truncation
 }
 

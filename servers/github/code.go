@@ -13,27 +13,27 @@ const (
 
 // SearchCodeInput is a code search in GitHub's search syntax.
 type SearchCodeInput struct {
-	Query   string `json:"query" jsonschema:"description=Search query such as 'repo:octo/hello language:go ParseConfig'"`
+	Query   string `json:"query" jsonschema_description:"Search query such as 'repo:octo/hello language:go ParseConfig'"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // CodeMatch is one file that matched, with a few matching fragments.
 type CodeMatch struct {
-	Repository string   `json:"repository" jsonschema:"description=owner/name of the repository"`
-	Path       string   `json:"path" jsonschema:"description=File path"`
-	SHA        string   `json:"sha,omitempty" jsonschema:"description=Blob SHA of the file"`
-	URL        string   `json:"url" jsonschema:"description=Web page of the file"`
-	Fragments  []string `json:"fragments,omitempty" jsonschema:"description=Matching text fragments (at most 3 per file)"`
+	Repository string   `json:"repository" jsonschema_description:"owner/name of the repository"`
+	Path       string   `json:"path" jsonschema_description:"File path"`
+	SHA        string   `json:"sha,omitempty" jsonschema_description:"Blob SHA of the file"`
+	URL        string   `json:"url" jsonschema_description:"Web page of the file"`
+	Fragments  []string `json:"fragments,omitempty" jsonschema_description:"Matching text fragments (at most 3 per file)"`
 }
 
 // CodeSearchResult is one page of a code search.
 type CodeSearchResult struct {
-	TotalCount int         `json:"totalCount" jsonschema:"description=Number of matching files GitHub found in all pages (including any the allow-list hides)"`
-	Items      []CodeMatch `json:"items" jsonschema:"description=Matches on this page"`
-	Hidden     int         `json:"hiddenByAllowList,omitempty" jsonschema:"description=Results on this page left out because the server's repository allow-list excludes them"`
-	Page       int         `json:"page" jsonschema:"description=This page number"`
-	NextPage   int         `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more results"`
+	TotalCount int         `json:"totalCount" jsonschema_description:"Number of matching files GitHub found in all pages (including any the allow-list hides)"`
+	Items      []CodeMatch `json:"items" jsonschema_description:"Matches on this page"`
+	Hidden     int         `json:"hiddenByAllowList,omitempty" jsonschema_description:"Results on this page left out because the server's repository allow-list excludes them"`
+	Page       int         `json:"page" jsonschema_description:"This page number"`
+	NextPage   int         `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more results"`
 	mcpkit.Truncation
 }
 

@@ -21,55 +21,55 @@ type ListRepoInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // Branch is one branch and the commit at its tip.
 type Branch struct {
-	Name      string `json:"name" jsonschema:"description=Branch name"`
-	SHA       string `json:"sha" jsonschema:"description=Commit SHA at the tip"`
-	Protected bool   `json:"protected,omitempty" jsonschema:"description=True when branch protection applies"`
+	Name      string `json:"name" jsonschema_description:"Branch name"`
+	SHA       string `json:"sha" jsonschema_description:"Commit SHA at the tip"`
+	Protected bool   `json:"protected,omitempty" jsonschema_description:"True when branch protection applies"`
 }
 
 // BranchList is one page of branches.
 type BranchList struct {
-	Branches []Branch `json:"branches" jsonschema:"description=Branches on this page"`
-	Page     int      `json:"page" jsonschema:"description=This page number"`
-	NextPage int      `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	Branches []Branch `json:"branches" jsonschema_description:"Branches on this page"`
+	Page     int      `json:"page" jsonschema_description:"This page number"`
+	NextPage int      `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
 // Tag is one tag and the commit it points at.
 type Tag struct {
-	Name string `json:"name" jsonschema:"description=Tag name"`
-	SHA  string `json:"sha" jsonschema:"description=Commit SHA the tag points at"`
+	Name string `json:"name" jsonschema_description:"Tag name"`
+	SHA  string `json:"sha" jsonschema_description:"Commit SHA the tag points at"`
 }
 
 // TagList is one page of tags.
 type TagList struct {
-	Tags     []Tag `json:"tags" jsonschema:"description=Tags on this page"`
-	Page     int   `json:"page" jsonschema:"description=This page number"`
-	NextPage int   `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	Tags     []Tag `json:"tags" jsonschema_description:"Tags on this page"`
+	Page     int   `json:"page" jsonschema_description:"This page number"`
+	NextPage int   `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
 // Release is one release; its notes are capped.
 type Release struct {
-	TagName     string `json:"tagName" jsonschema:"description=Tag the release is built from"`
-	Name        string `json:"name,omitempty" jsonschema:"description=Release title"`
-	Draft       bool   `json:"draft,omitempty" jsonschema:"description=True for an unpublished draft"`
-	Prerelease  bool   `json:"prerelease,omitempty" jsonschema:"description=True for a pre-release"`
-	Author      string `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	PublishedAt string `json:"publishedAt,omitempty" jsonschema:"description=Publication time (RFC 3339)"`
-	Body        string `json:"body,omitempty" jsonschema:"description=Release notes (capped at 4 KiB)"`
-	URL         string `json:"url" jsonschema:"description=Web page of the release"`
+	TagName     string `json:"tagName" jsonschema_description:"Tag the release is built from"`
+	Name        string `json:"name,omitempty" jsonschema_description:"Release title"`
+	Draft       bool   `json:"draft,omitempty" jsonschema_description:"True for an unpublished draft"`
+	Prerelease  bool   `json:"prerelease,omitempty" jsonschema_description:"True for a pre-release"`
+	Author      string `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	PublishedAt string `json:"publishedAt,omitempty" jsonschema_description:"Publication time (RFC 3339)"`
+	Body        string `json:"body,omitempty" jsonschema_description:"Release notes (capped at 4 KiB)"`
+	URL         string `json:"url" jsonschema_description:"Web page of the release"`
 }
 
 // ReleaseList is one page of releases, newest first.
 type ReleaseList struct {
-	Releases []Release `json:"releases" jsonschema:"description=Releases on this page"`
-	Page     int       `json:"page" jsonschema:"description=This page number"`
-	NextPage int       `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	Releases []Release `json:"releases" jsonschema_description:"Releases on this page"`
+	Page     int       `json:"page" jsonschema_description:"This page number"`
+	NextPage int       `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
@@ -77,29 +77,29 @@ type ReleaseList struct {
 type ListCommitsInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Ref     string `json:"ref,omitempty" jsonschema:"description=Branch or tag or SHA (default: default branch)"`
-	Path    string `json:"path,omitempty" jsonschema:"description=Only commits touching this path"`
-	Author  string `json:"author,omitempty" jsonschema:"description=Author login or email"`
-	Since   string `json:"since,omitempty" jsonschema:"description=After this time (RFC 3339)"`
-	Until   string `json:"until,omitempty" jsonschema:"description=Before this time (RFC 3339)"`
+	Ref     string `json:"ref,omitempty" jsonschema_description:"Branch or tag or SHA (default: default branch)"`
+	Path    string `json:"path,omitempty" jsonschema_description:"Only commits touching this path"`
+	Author  string `json:"author,omitempty" jsonschema_description:"Author login or email"`
+	Since   string `json:"since,omitempty" jsonschema_description:"After this time (RFC 3339)"`
+	Until   string `json:"until,omitempty" jsonschema_description:"Before this time (RFC 3339)"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // CommitSummary is one commit in a list.
 type CommitSummary struct {
-	SHA     string `json:"sha" jsonschema:"description=Commit SHA"`
-	Message string `json:"message" jsonschema:"description=First line of the commit message"`
-	Author  string `json:"author,omitempty" jsonschema:"description=GitHub login of the author or else the git author name"`
-	Date    string `json:"date,omitempty" jsonschema:"description=Author date (RFC 3339)"`
-	URL     string `json:"url,omitempty" jsonschema:"description=Web page of the commit"`
+	SHA     string `json:"sha" jsonschema_description:"Commit SHA"`
+	Message string `json:"message" jsonschema_description:"First line of the commit message"`
+	Author  string `json:"author,omitempty" jsonschema_description:"GitHub login of the author or else the git author name"`
+	Date    string `json:"date,omitempty" jsonschema_description:"Author date (RFC 3339)"`
+	URL     string `json:"url,omitempty" jsonschema_description:"Web page of the commit"`
 }
 
 // CommitList is one page of commits.
 type CommitList struct {
-	Commits  []CommitSummary `json:"commits" jsonschema:"description=Commits on this page"`
-	Page     int             `json:"page" jsonschema:"description=This page number"`
-	NextPage int             `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	Commits  []CommitSummary `json:"commits" jsonschema_description:"Commits on this page"`
+	Page     int             `json:"page" jsonschema_description:"This page number"`
+	NextPage int             `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
@@ -107,36 +107,36 @@ type CommitList struct {
 type GetCommitInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Ref     string `json:"ref" jsonschema:"description=Commit SHA or branch or tag"`
-	Page    int    `json:"page,omitempty" jsonschema:"description=Page of changed files,minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Files per page (default 30),minimum=1,maximum=100"`
+	Ref     string `json:"ref" jsonschema_description:"Commit SHA or branch or tag"`
+	Page    int    `json:"page,omitempty" jsonschema_description:"Page of changed files" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Files per page (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // ChangedFile is one file changed by a commit or pull request.
 type ChangedFile struct {
-	Path         string `json:"path" jsonschema:"description=File path"`
-	Status       string `json:"status" jsonschema:"description=added or modified or removed or renamed or copied or changed or unchanged"`
-	PreviousPath string `json:"previousPath,omitempty" jsonschema:"description=Path before a rename"`
-	Additions    int    `json:"additions" jsonschema:"description=Lines added"`
-	Deletions    int    `json:"deletions" jsonschema:"description=Lines deleted"`
-	Patch        string `json:"patch,omitempty" jsonschema:"description=Unified diff of this file (capped)"`
-	PatchCut     bool   `json:"patchCut,omitempty" jsonschema:"description=True when the patch was cut or left out to stay within the size cap"`
+	Path         string `json:"path" jsonschema_description:"File path"`
+	Status       string `json:"status" jsonschema_description:"added or modified or removed or renamed or copied or changed or unchanged"`
+	PreviousPath string `json:"previousPath,omitempty" jsonschema_description:"Path before a rename"`
+	Additions    int    `json:"additions" jsonschema_description:"Lines added"`
+	Deletions    int    `json:"deletions" jsonschema_description:"Lines deleted"`
+	Patch        string `json:"patch,omitempty" jsonschema_description:"Unified diff of this file (capped)"`
+	PatchCut     bool   `json:"patchCut,omitempty" jsonschema_description:"True when the patch was cut or left out to stay within the size cap"`
 }
 
 // Commit is one commit with its changed files and bounded patches.
 type Commit struct {
-	SHA       string        `json:"sha" jsonschema:"description=Commit SHA"`
-	Message   string        `json:"message" jsonschema:"description=Full commit message"`
-	Author    string        `json:"author,omitempty" jsonschema:"description=GitHub login of the author or else the git author name"`
-	Committer string        `json:"committer,omitempty" jsonschema:"description=GitHub login of the committer or else the git committer name"`
-	Date      string        `json:"date,omitempty" jsonschema:"description=Author date (RFC 3339)"`
-	Parents   []string      `json:"parents,omitempty" jsonschema:"description=Parent commit SHAs"`
-	Additions int           `json:"additions" jsonschema:"description=Lines added in total"`
-	Deletions int           `json:"deletions" jsonschema:"description=Lines deleted in total"`
-	Files     []ChangedFile `json:"files" jsonschema:"description=Changed files on this page"`
-	URL       string        `json:"url,omitempty" jsonschema:"description=Web page of the commit"`
-	Page      int           `json:"page" jsonschema:"description=This page of changed files"`
-	NextPage  int           `json:"nextPage,omitempty" jsonschema:"description=Next page of changed files when there are more"`
+	SHA       string        `json:"sha" jsonschema_description:"Commit SHA"`
+	Message   string        `json:"message" jsonschema_description:"Full commit message"`
+	Author    string        `json:"author,omitempty" jsonschema_description:"GitHub login of the author or else the git author name"`
+	Committer string        `json:"committer,omitempty" jsonschema_description:"GitHub login of the committer or else the git committer name"`
+	Date      string        `json:"date,omitempty" jsonschema_description:"Author date (RFC 3339)"`
+	Parents   []string      `json:"parents,omitempty" jsonschema_description:"Parent commit SHAs"`
+	Additions int           `json:"additions" jsonschema_description:"Lines added in total"`
+	Deletions int           `json:"deletions" jsonschema_description:"Lines deleted in total"`
+	Files     []ChangedFile `json:"files" jsonschema_description:"Changed files on this page"`
+	URL       string        `json:"url,omitempty" jsonschema_description:"Web page of the commit"`
+	Page      int           `json:"page" jsonschema_description:"This page of changed files"`
+	NextPage  int           `json:"nextPage,omitempty" jsonschema_description:"Next page of changed files when there are more"`
 	mcpkit.Truncation
 }
 

@@ -25,34 +25,34 @@ const (
 type FileContentsInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	Path      string `json:"path,omitempty" jsonschema:"description=Path from the repository root (empty: root)"`
-	Ref       string `json:"ref,omitempty" jsonschema:"description=Branch or tag or SHA (default: default branch)"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First line (default 1),minimum=1"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"description=Last line (default: as many as fit in 64 KiB),minimum=1"`
+	Path      string `json:"path,omitempty" jsonschema_description:"Path from the repository root (empty: root)"`
+	Ref       string `json:"ref,omitempty" jsonschema_description:"Branch or tag or SHA (default: default branch)"`
+	StartLine int    `json:"startLine,omitempty" jsonschema_description:"First line (default 1)" jsonschema:"minimum=1"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema_description:"Last line (default: as many as fit in 64 KiB)" jsonschema:"minimum=1"`
 }
 
 // DirEntry is one entry of a directory listing.
 type DirEntry struct {
-	Name string `json:"name" jsonschema:"description=Entry name"`
-	Path string `json:"path" jsonschema:"description=Path from the repository root"`
-	Type string `json:"type" jsonschema:"description=file or dir or symlink or submodule"`
-	Size int    `json:"size,omitempty" jsonschema:"description=Size in bytes (files only)"`
+	Name string `json:"name" jsonschema_description:"Entry name"`
+	Path string `json:"path" jsonschema_description:"Path from the repository root"`
+	Type string `json:"type" jsonschema_description:"file or dir or symlink or submodule"`
+	Size int    `json:"size,omitempty" jsonschema_description:"Size in bytes (files only)"`
 }
 
 // FileContents is a file's text (or a window of it) or a directory listing.
 type FileContents struct {
-	Type       string     `json:"type" jsonschema:"description=file or dir or symlink or submodule"`
-	Path       string     `json:"path" jsonschema:"description=Path from the repository root"`
-	Ref        string     `json:"ref,omitempty" jsonschema:"description=The ref that was read when one was given"`
-	SHA        string     `json:"sha,omitempty" jsonschema:"description=Blob SHA of the file (needed to update it)"`
-	Size       int        `json:"size,omitempty" jsonschema:"description=File size in bytes"`
-	Binary     bool       `json:"binary,omitempty" jsonschema:"description=True when the file is not text and no content is shown"`
-	StartLine  int        `json:"startLine,omitempty" jsonschema:"description=First line in content (1-based)"`
-	EndLine    int        `json:"endLine,omitempty" jsonschema:"description=Last line in content"`
-	TotalLines int        `json:"totalLines,omitempty" jsonschema:"description=Lines in the whole file when known"`
-	Content    string     `json:"content,omitempty" jsonschema:"description=The text of lines startLine to endLine"`
-	Target     string     `json:"target,omitempty" jsonschema:"description=Symlink target or submodule URL"`
-	Entries    []DirEntry `json:"entries,omitempty" jsonschema:"description=Directory entries"`
+	Type       string     `json:"type" jsonschema_description:"file or dir or symlink or submodule"`
+	Path       string     `json:"path" jsonschema_description:"Path from the repository root"`
+	Ref        string     `json:"ref,omitempty" jsonschema_description:"The ref that was read when one was given"`
+	SHA        string     `json:"sha,omitempty" jsonschema_description:"Blob SHA of the file (needed to update it)"`
+	Size       int        `json:"size,omitempty" jsonschema_description:"File size in bytes"`
+	Binary     bool       `json:"binary,omitempty" jsonschema_description:"True when the file is not text and no content is shown"`
+	StartLine  int        `json:"startLine,omitempty" jsonschema_description:"First line in content (1-based)"`
+	EndLine    int        `json:"endLine,omitempty" jsonschema_description:"Last line in content"`
+	TotalLines int        `json:"totalLines,omitempty" jsonschema_description:"Lines in the whole file when known"`
+	Content    string     `json:"content,omitempty" jsonschema_description:"The text of lines startLine to endLine"`
+	Target     string     `json:"target,omitempty" jsonschema_description:"Symlink target or submodule URL"`
+	Entries    []DirEntry `json:"entries,omitempty" jsonschema_description:"Directory entries"`
 	mcpkit.Truncation
 }
 

@@ -15,35 +15,35 @@ import (
 type ListIssuesInput struct {
 	Owner     string   `json:"owner"`
 	Repo      string   `json:"repo"`
-	State     string   `json:"state,omitempty" jsonschema:"description=State (default open),enum=open,enum=closed,enum=all"`
-	Labels    []string `json:"labels,omitempty" jsonschema:"description=Labels (all must match)"`
-	Assignee  string   `json:"assignee,omitempty" jsonschema:"description=Assignee login or none or *"`
-	Since     string   `json:"since,omitempty" jsonschema:"description=Updated after this time (RFC 3339)"`
-	Sort      string   `json:"sort,omitempty" jsonschema:"description=Sort field (default created),enum=created,enum=updated,enum=comments"`
-	Direction string   `json:"direction,omitempty" jsonschema:"description=Sort direction,enum=asc,enum=desc"`
+	State     string   `json:"state,omitempty" jsonschema_description:"State (default open)" jsonschema:"enum=open,enum=closed,enum=all"`
+	Labels    []string `json:"labels,omitempty" jsonschema_description:"Labels (all must match)"`
+	Assignee  string   `json:"assignee,omitempty" jsonschema_description:"Assignee login or none or *"`
+	Since     string   `json:"since,omitempty" jsonschema_description:"Updated after this time (RFC 3339)"`
+	Sort      string   `json:"sort,omitempty" jsonschema_description:"Sort field (default created)" jsonschema:"enum=created,enum=updated,enum=comments"`
+	Direction string   `json:"direction,omitempty" jsonschema_description:"Sort direction" jsonschema:"enum=asc,enum=desc"`
 	Page      int      `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage   int      `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage   int      `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // IssueSummary is one issue in a list: no body (get the issue for that).
 type IssueSummary struct {
-	Number      int      `json:"number" jsonschema:"description=Issue number"`
-	Title       string   `json:"title" jsonschema:"description=Issue title"`
-	State       string   `json:"state" jsonschema:"description=open or closed"`
-	Author      string   `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Labels      []string `json:"labels,omitempty" jsonschema:"description=Label names"`
-	Assignees   []string `json:"assignees,omitempty" jsonschema:"description=Logins of assignees"`
-	Comments    int      `json:"comments" jsonschema:"description=Number of comments"`
-	PullRequest bool     `json:"pullRequest,omitempty" jsonschema:"description=True when this issue is a pull request"`
-	CreatedAt   string   `json:"createdAt,omitempty" jsonschema:"description=Creation time (RFC 3339)"`
-	UpdatedAt   string   `json:"updatedAt,omitempty" jsonschema:"description=Last update time (RFC 3339)"`
+	Number      int      `json:"number" jsonschema_description:"Issue number"`
+	Title       string   `json:"title" jsonschema_description:"Issue title"`
+	State       string   `json:"state" jsonschema_description:"open or closed"`
+	Author      string   `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Labels      []string `json:"labels,omitempty" jsonschema_description:"Label names"`
+	Assignees   []string `json:"assignees,omitempty" jsonschema_description:"Logins of assignees"`
+	Comments    int      `json:"comments" jsonschema_description:"Number of comments"`
+	PullRequest bool     `json:"pullRequest,omitempty" jsonschema_description:"True when this issue is a pull request"`
+	CreatedAt   string   `json:"createdAt,omitempty" jsonschema_description:"Creation time (RFC 3339)"`
+	UpdatedAt   string   `json:"updatedAt,omitempty" jsonschema_description:"Last update time (RFC 3339)"`
 }
 
 // IssueList is one page of issues.
 type IssueList struct {
-	Issues   []IssueSummary `json:"issues" jsonschema:"description=Issues on this page"`
-	Page     int            `json:"page" jsonschema:"description=This page number"`
-	NextPage int            `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	Issues   []IssueSummary `json:"issues" jsonschema_description:"Issues on this page"`
+	Page     int            `json:"page" jsonschema_description:"This page number"`
+	NextPage int            `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
@@ -51,77 +51,77 @@ type IssueList struct {
 type GetIssueInput struct {
 	Owner           string `json:"owner"`
 	Repo            string `json:"repo"`
-	Number          int    `json:"number" jsonschema:"description=Issue or pull request number,minimum=1"`
-	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema:"description=Comments page,minimum=1"`
-	CommentsPerPage int    `json:"commentsPerPage,omitempty" jsonschema:"description=Comments per page (default 30),minimum=1,maximum=100"`
+	Number          int    `json:"number" jsonschema_description:"Issue or pull request number" jsonschema:"minimum=1"`
+	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema_description:"Comments page" jsonschema:"minimum=1"`
+	CommentsPerPage int    `json:"commentsPerPage,omitempty" jsonschema_description:"Comments per page (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // Comment is one comment on an issue or pull request.
 type Comment struct {
-	ID          int64  `json:"id" jsonschema:"description=Comment ID"`
-	Author      string `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Association string `json:"association,omitempty" jsonschema:"description=Author's relation to the repository such as OWNER or MEMBER or CONTRIBUTOR or NONE"`
-	CreatedAt   string `json:"createdAt,omitempty" jsonschema:"description=Creation time (RFC 3339)"`
-	Body        string `json:"body" jsonschema:"description=Comment text (capped at 8 KiB)"`
-	Hidden      bool   `json:"hidden,omitempty" jsonschema:"description=True when lockdown mode replaced the text with a notice"`
+	ID          int64  `json:"id" jsonschema_description:"Comment ID"`
+	Author      string `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Association string `json:"association,omitempty" jsonschema_description:"Author's relation to the repository such as OWNER or MEMBER or CONTRIBUTOR or NONE"`
+	CreatedAt   string `json:"createdAt,omitempty" jsonschema_description:"Creation time (RFC 3339)"`
+	Body        string `json:"body" jsonschema_description:"Comment text (capped at 8 KiB)"`
+	Hidden      bool   `json:"hidden,omitempty" jsonschema_description:"True when lockdown mode replaced the text with a notice"`
 }
 
 // Issue is one issue with a page of its comments.
 type Issue struct {
-	Number       int       `json:"number" jsonschema:"description=Issue number"`
-	Title        string    `json:"title" jsonschema:"description=Issue title"`
-	State        string    `json:"state" jsonschema:"description=open or closed"`
-	StateReason  string    `json:"stateReason,omitempty" jsonschema:"description=Why it was closed: completed or not_planned or reopened"`
-	Author       string    `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Association  string    `json:"association,omitempty" jsonschema:"description=Author's relation to the repository"`
-	Labels       []string  `json:"labels,omitempty" jsonschema:"description=Label names"`
-	Assignees    []string  `json:"assignees,omitempty" jsonschema:"description=Logins of assignees"`
-	Milestone    string    `json:"milestone,omitempty" jsonschema:"description=Milestone title"`
-	PullRequest  bool      `json:"pullRequest,omitempty" jsonschema:"description=True when this issue is a pull request"`
-	CreatedAt    string    `json:"createdAt,omitempty" jsonschema:"description=Creation time (RFC 3339)"`
-	UpdatedAt    string    `json:"updatedAt,omitempty" jsonschema:"description=Last update time (RFC 3339)"`
-	ClosedAt     string    `json:"closedAt,omitempty" jsonschema:"description=Close time (RFC 3339)"`
-	URL          string    `json:"url" jsonschema:"description=Web page of the issue"`
-	Body         string    `json:"body" jsonschema:"description=Issue text (capped at 16 KiB)"`
-	BodyHidden   bool      `json:"bodyHidden,omitempty" jsonschema:"description=True when lockdown mode replaced the body with a notice"`
-	CommentCount int       `json:"commentCount" jsonschema:"description=Total number of comments"`
-	Comments     []Comment `json:"comments" jsonschema:"description=Comments on this page; oldest first"`
-	CommentsPage int       `json:"commentsPage" jsonschema:"description=This page of comments"`
-	NextPage     int       `json:"nextCommentsPage,omitempty" jsonschema:"description=Next page of comments when there are more"`
-	Lockdown     int       `json:"hiddenByLockdown,omitempty" jsonschema:"description=How many bodies or comments lockdown mode hid because their authors lack push access"`
+	Number       int       `json:"number" jsonschema_description:"Issue number"`
+	Title        string    `json:"title" jsonschema_description:"Issue title"`
+	State        string    `json:"state" jsonschema_description:"open or closed"`
+	StateReason  string    `json:"stateReason,omitempty" jsonschema_description:"Why it was closed: completed or not_planned or reopened"`
+	Author       string    `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Association  string    `json:"association,omitempty" jsonschema_description:"Author's relation to the repository"`
+	Labels       []string  `json:"labels,omitempty" jsonschema_description:"Label names"`
+	Assignees    []string  `json:"assignees,omitempty" jsonschema_description:"Logins of assignees"`
+	Milestone    string    `json:"milestone,omitempty" jsonschema_description:"Milestone title"`
+	PullRequest  bool      `json:"pullRequest,omitempty" jsonschema_description:"True when this issue is a pull request"`
+	CreatedAt    string    `json:"createdAt,omitempty" jsonschema_description:"Creation time (RFC 3339)"`
+	UpdatedAt    string    `json:"updatedAt,omitempty" jsonschema_description:"Last update time (RFC 3339)"`
+	ClosedAt     string    `json:"closedAt,omitempty" jsonschema_description:"Close time (RFC 3339)"`
+	URL          string    `json:"url" jsonschema_description:"Web page of the issue"`
+	Body         string    `json:"body" jsonschema_description:"Issue text (capped at 16 KiB)"`
+	BodyHidden   bool      `json:"bodyHidden,omitempty" jsonschema_description:"True when lockdown mode replaced the body with a notice"`
+	CommentCount int       `json:"commentCount" jsonschema_description:"Total number of comments"`
+	Comments     []Comment `json:"comments" jsonschema_description:"Comments on this page; oldest first"`
+	CommentsPage int       `json:"commentsPage" jsonschema_description:"This page of comments"`
+	NextPage     int       `json:"nextCommentsPage,omitempty" jsonschema_description:"Next page of comments when there are more"`
+	Lockdown     int       `json:"hiddenByLockdown,omitempty" jsonschema_description:"How many bodies or comments lockdown mode hid because their authors lack push access"`
 	mcpkit.Truncation
 }
 
 // SearchIssuesInput is an issue and pull request search in GitHub's search syntax.
 type SearchIssuesInput struct {
-	Query   string `json:"query" jsonschema:"description=Search query such as 'repo:octo/hello is:open label:bug'"`
-	Sort    string `json:"sort,omitempty" jsonschema:"description=Sort field (default: best match),enum=comments,enum=reactions,enum=created,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema:"description=Sort order,enum=asc,enum=desc"`
+	Query   string `json:"query" jsonschema_description:"Search query such as 'repo:octo/hello is:open label:bug'"`
+	Sort    string `json:"sort,omitempty" jsonschema_description:"Sort field (default: best match)" jsonschema:"enum=comments,enum=reactions,enum=created,enum=updated"`
+	Order   string `json:"order,omitempty" jsonschema_description:"Sort order" jsonschema:"enum=asc,enum=desc"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // IssueSearchItem is one issue or pull request in a search result.
 type IssueSearchItem struct {
-	Repository  string   `json:"repository" jsonschema:"description=owner/name of the repository"`
-	Number      int      `json:"number" jsonschema:"description=Issue or pull request number"`
-	Title       string   `json:"title" jsonschema:"description=Title"`
-	State       string   `json:"state" jsonschema:"description=open or closed"`
-	Author      string   `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Labels      []string `json:"labels,omitempty" jsonschema:"description=Label names"`
-	Comments    int      `json:"comments" jsonschema:"description=Number of comments"`
-	PullRequest bool     `json:"pullRequest,omitempty" jsonschema:"description=True for a pull request"`
-	UpdatedAt   string   `json:"updatedAt,omitempty" jsonschema:"description=Last update time (RFC 3339)"`
-	URL         string   `json:"url" jsonschema:"description=Web page"`
+	Repository  string   `json:"repository" jsonschema_description:"owner/name of the repository"`
+	Number      int      `json:"number" jsonschema_description:"Issue or pull request number"`
+	Title       string   `json:"title" jsonschema_description:"Title"`
+	State       string   `json:"state" jsonschema_description:"open or closed"`
+	Author      string   `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Labels      []string `json:"labels,omitempty" jsonschema_description:"Label names"`
+	Comments    int      `json:"comments" jsonschema_description:"Number of comments"`
+	PullRequest bool     `json:"pullRequest,omitempty" jsonschema_description:"True for a pull request"`
+	UpdatedAt   string   `json:"updatedAt,omitempty" jsonschema_description:"Last update time (RFC 3339)"`
+	URL         string   `json:"url" jsonschema_description:"Web page"`
 }
 
 // IssueSearchResult is one page of an issue search.
 type IssueSearchResult struct {
-	TotalCount int               `json:"totalCount" jsonschema:"description=Number of matches GitHub found in all pages (including any the allow-list hides)"`
-	Items      []IssueSearchItem `json:"items" jsonschema:"description=Matches on this page"`
-	Hidden     int               `json:"hiddenByAllowList,omitempty" jsonschema:"description=Results on this page left out because the server's repository allow-list excludes them"`
-	Page       int               `json:"page" jsonschema:"description=This page number"`
-	NextPage   int               `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more results"`
+	TotalCount int               `json:"totalCount" jsonschema_description:"Number of matches GitHub found in all pages (including any the allow-list hides)"`
+	Items      []IssueSearchItem `json:"items" jsonschema_description:"Matches on this page"`
+	Hidden     int               `json:"hiddenByAllowList,omitempty" jsonschema_description:"Results on this page left out because the server's repository allow-list excludes them"`
+	Page       int               `json:"page" jsonschema_description:"This page number"`
+	NextPage   int               `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more results"`
 	mcpkit.Truncation
 }
 

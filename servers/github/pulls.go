@@ -23,34 +23,34 @@ const (
 type ListPullRequestsInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	State     string `json:"state,omitempty" jsonschema:"description=State (default open),enum=open,enum=closed,enum=all"`
-	Head      string `json:"head,omitempty" jsonschema:"description=Source branch as user:branch"`
-	Base      string `json:"base,omitempty" jsonschema:"description=Target branch"`
-	Sort      string `json:"sort,omitempty" jsonschema:"description=Sort field (default created),enum=created,enum=updated,enum=popularity,enum=long-running"`
-	Direction string `json:"direction,omitempty" jsonschema:"description=Sort direction,enum=asc,enum=desc"`
+	State     string `json:"state,omitempty" jsonschema_description:"State (default open)" jsonschema:"enum=open,enum=closed,enum=all"`
+	Head      string `json:"head,omitempty" jsonschema_description:"Source branch as user:branch"`
+	Base      string `json:"base,omitempty" jsonschema_description:"Target branch"`
+	Sort      string `json:"sort,omitempty" jsonschema_description:"Sort field (default created)" jsonschema:"enum=created,enum=updated,enum=popularity,enum=long-running"`
+	Direction string `json:"direction,omitempty" jsonschema_description:"Sort direction" jsonschema:"enum=asc,enum=desc"`
 	Page      int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage   int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage   int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // PullRequestSummary is one pull request in a list.
 type PullRequestSummary struct {
-	Number    int    `json:"number" jsonschema:"description=Pull request number"`
-	Title     string `json:"title" jsonschema:"description=Title"`
-	State     string `json:"state" jsonschema:"description=open or closed"`
-	Draft     bool   `json:"draft,omitempty" jsonschema:"description=True for a draft"`
-	Merged    bool   `json:"merged,omitempty" jsonschema:"description=True when merged"`
-	Author    string `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Head      string `json:"head" jsonschema:"description=Source branch as owner:branch"`
-	Base      string `json:"base" jsonschema:"description=Target branch"`
-	UpdatedAt string `json:"updatedAt,omitempty" jsonschema:"description=Last update time (RFC 3339)"`
-	URL       string `json:"url" jsonschema:"description=Web page"`
+	Number    int    `json:"number" jsonschema_description:"Pull request number"`
+	Title     string `json:"title" jsonschema_description:"Title"`
+	State     string `json:"state" jsonschema_description:"open or closed"`
+	Draft     bool   `json:"draft,omitempty" jsonschema_description:"True for a draft"`
+	Merged    bool   `json:"merged,omitempty" jsonschema_description:"True when merged"`
+	Author    string `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Head      string `json:"head" jsonschema_description:"Source branch as owner:branch"`
+	Base      string `json:"base" jsonschema_description:"Target branch"`
+	UpdatedAt string `json:"updatedAt,omitempty" jsonschema_description:"Last update time (RFC 3339)"`
+	URL       string `json:"url" jsonschema_description:"Web page"`
 }
 
 // PullRequestList is one page of pull requests.
 type PullRequestList struct {
-	PullRequests []PullRequestSummary `json:"pullRequests" jsonschema:"description=Pull requests on this page"`
-	Page         int                  `json:"page" jsonschema:"description=This page number"`
-	NextPage     int                  `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more"`
+	PullRequests []PullRequestSummary `json:"pullRequests" jsonschema_description:"Pull requests on this page"`
+	Page         int                  `json:"page" jsonschema_description:"This page number"`
+	NextPage     int                  `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more"`
 	mcpkit.Truncation
 }
 
@@ -58,59 +58,59 @@ type PullRequestList struct {
 type PullRequestInput struct {
 	Owner  string `json:"owner"`
 	Repo   string `json:"repo"`
-	Number int    `json:"number" jsonschema:"description=Pull request number,minimum=1"`
+	Number int    `json:"number" jsonschema_description:"Pull request number" jsonschema:"minimum=1"`
 }
 
 // Review is one submitted review.
 type Review struct {
-	ID          int64  `json:"id" jsonschema:"description=Review ID"`
-	Author      string `json:"author,omitempty" jsonschema:"description=Login of the reviewer"`
-	Association string `json:"association,omitempty" jsonschema:"description=Reviewer's relation to the repository"`
-	State       string `json:"state" jsonschema:"description=APPROVED or CHANGES_REQUESTED or COMMENTED or DISMISSED or PENDING"`
-	SubmittedAt string `json:"submittedAt,omitempty" jsonschema:"description=Submission time (RFC 3339)"`
-	Body        string `json:"body,omitempty" jsonschema:"description=Review summary text (capped at 8 KiB)"`
-	Hidden      bool   `json:"hidden,omitempty" jsonschema:"description=True when lockdown mode replaced the text with a notice"`
+	ID          int64  `json:"id" jsonschema_description:"Review ID"`
+	Author      string `json:"author,omitempty" jsonschema_description:"Login of the reviewer"`
+	Association string `json:"association,omitempty" jsonschema_description:"Reviewer's relation to the repository"`
+	State       string `json:"state" jsonschema_description:"APPROVED or CHANGES_REQUESTED or COMMENTED or DISMISSED or PENDING"`
+	SubmittedAt string `json:"submittedAt,omitempty" jsonschema_description:"Submission time (RFC 3339)"`
+	Body        string `json:"body,omitempty" jsonschema_description:"Review summary text (capped at 8 KiB)"`
+	Hidden      bool   `json:"hidden,omitempty" jsonschema_description:"True when lockdown mode replaced the text with a notice"`
 }
 
 // StatusCheck is one commit status or check run on the head commit.
 type StatusCheck struct {
-	Name       string `json:"name" jsonschema:"description=Status context or check run name"`
-	Kind       string `json:"kind" jsonschema:"description=status or check"`
-	State      string `json:"state" jsonschema:"description=For statuses: success or failure or error or pending. For checks: queued or in_progress or completed"`
-	Conclusion string `json:"conclusion,omitempty" jsonschema:"description=For completed checks: success or failure or neutral or cancelled or skipped or timed_out or action_required"`
-	Summary    string `json:"summary,omitempty" jsonschema:"description=Status description or check output title"`
-	URL        string `json:"url,omitempty" jsonschema:"description=Link to details"`
+	Name       string `json:"name" jsonschema_description:"Status context or check run name"`
+	Kind       string `json:"kind" jsonschema_description:"status or check"`
+	State      string `json:"state" jsonschema_description:"For statuses: success or failure or error or pending. For checks: queued or in_progress or completed"`
+	Conclusion string `json:"conclusion,omitempty" jsonschema_description:"For completed checks: success or failure or neutral or cancelled or skipped or timed_out or action_required"`
+	Summary    string `json:"summary,omitempty" jsonschema_description:"Status description or check output title"`
+	URL        string `json:"url,omitempty" jsonschema_description:"Link to details"`
 }
 
 // PullRequest is one pull request with its files, reviews and status checks.
 type PullRequest struct {
-	Number         int           `json:"number" jsonschema:"description=Pull request number"`
-	Title          string        `json:"title" jsonschema:"description=Title"`
-	State          string        `json:"state" jsonschema:"description=open or closed"`
-	Draft          bool          `json:"draft,omitempty" jsonschema:"description=True for a draft"`
-	Merged         bool          `json:"merged,omitempty" jsonschema:"description=True when merged"`
-	Mergeable      *bool         `json:"mergeable,omitempty" jsonschema:"description=Whether GitHub can merge it cleanly (absent while GitHub computes it)"`
-	MergeableState string        `json:"mergeableState,omitempty" jsonschema:"description=clean or dirty or blocked or behind or unstable or unknown"`
-	Author         string        `json:"author,omitempty" jsonschema:"description=Login of the author"`
-	Association    string        `json:"association,omitempty" jsonschema:"description=Author's relation to the repository"`
-	Head           string        `json:"head" jsonschema:"description=Source branch as owner:branch"`
-	HeadSHA        string        `json:"headSha" jsonschema:"description=Commit SHA at the head of the source branch"`
-	Base           string        `json:"base" jsonschema:"description=Target branch"`
-	Additions      int           `json:"additions" jsonschema:"description=Lines added"`
-	Deletions      int           `json:"deletions" jsonschema:"description=Lines deleted"`
-	ChangedFiles   int           `json:"changedFiles" jsonschema:"description=Number of changed files"`
-	Commits        int           `json:"commits" jsonschema:"description=Number of commits"`
-	CreatedAt      string        `json:"createdAt,omitempty" jsonschema:"description=Creation time (RFC 3339)"`
-	MergedAt       string        `json:"mergedAt,omitempty" jsonschema:"description=Merge time (RFC 3339)"`
-	URL            string        `json:"url" jsonschema:"description=Web page"`
-	Body           string        `json:"body" jsonschema:"description=Description text (capped at 16 KiB)"`
-	BodyHidden     bool          `json:"bodyHidden,omitempty" jsonschema:"description=True when lockdown mode replaced the body with a notice"`
-	Files          []ChangedFile `json:"files" jsonschema:"description=Changed files without patches (use the diff for those); at most 100"`
-	Reviews        []Review      `json:"reviews" jsonschema:"description=Submitted reviews; at most 50"`
-	CheckState     string        `json:"checkState,omitempty" jsonschema:"description=Combined commit status: success or failure or pending"`
-	Checks         []StatusCheck `json:"checks" jsonschema:"description=Commit statuses and check runs on the head commit; failing ones first"`
-	Notes          []string      `json:"notes,omitempty" jsonschema:"description=Parts that could not be fetched and why"`
-	Lockdown       int           `json:"hiddenByLockdown,omitempty" jsonschema:"description=How many texts lockdown mode hid because their authors lack push access"`
+	Number         int           `json:"number" jsonschema_description:"Pull request number"`
+	Title          string        `json:"title" jsonschema_description:"Title"`
+	State          string        `json:"state" jsonschema_description:"open or closed"`
+	Draft          bool          `json:"draft,omitempty" jsonschema_description:"True for a draft"`
+	Merged         bool          `json:"merged,omitempty" jsonschema_description:"True when merged"`
+	Mergeable      *bool         `json:"mergeable,omitempty" jsonschema_description:"Whether GitHub can merge it cleanly (absent while GitHub computes it)"`
+	MergeableState string        `json:"mergeableState,omitempty" jsonschema_description:"clean or dirty or blocked or behind or unstable or unknown"`
+	Author         string        `json:"author,omitempty" jsonschema_description:"Login of the author"`
+	Association    string        `json:"association,omitempty" jsonschema_description:"Author's relation to the repository"`
+	Head           string        `json:"head" jsonschema_description:"Source branch as owner:branch"`
+	HeadSHA        string        `json:"headSha" jsonschema_description:"Commit SHA at the head of the source branch"`
+	Base           string        `json:"base" jsonschema_description:"Target branch"`
+	Additions      int           `json:"additions" jsonschema_description:"Lines added"`
+	Deletions      int           `json:"deletions" jsonschema_description:"Lines deleted"`
+	ChangedFiles   int           `json:"changedFiles" jsonschema_description:"Number of changed files"`
+	Commits        int           `json:"commits" jsonschema_description:"Number of commits"`
+	CreatedAt      string        `json:"createdAt,omitempty" jsonschema_description:"Creation time (RFC 3339)"`
+	MergedAt       string        `json:"mergedAt,omitempty" jsonschema_description:"Merge time (RFC 3339)"`
+	URL            string        `json:"url" jsonschema_description:"Web page"`
+	Body           string        `json:"body" jsonschema_description:"Description text (capped at 16 KiB)"`
+	BodyHidden     bool          `json:"bodyHidden,omitempty" jsonschema_description:"True when lockdown mode replaced the body with a notice"`
+	Files          []ChangedFile `json:"files" jsonschema_description:"Changed files without patches (use the diff for those); at most 100"`
+	Reviews        []Review      `json:"reviews" jsonschema_description:"Submitted reviews; at most 50"`
+	CheckState     string        `json:"checkState,omitempty" jsonschema_description:"Combined commit status: success or failure or pending"`
+	Checks         []StatusCheck `json:"checks" jsonschema_description:"Commit statuses and check runs on the head commit; failing ones first"`
+	Notes          []string      `json:"notes,omitempty" jsonschema_description:"Parts that could not be fetched and why"`
+	Lockdown       int           `json:"hiddenByLockdown,omitempty" jsonschema_description:"How many texts lockdown mode hid because their authors lack push access"`
 	mcpkit.Truncation
 }
 
@@ -118,18 +118,18 @@ type PullRequest struct {
 type PullRequestDiffInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	Number    int    `json:"number" jsonschema:"description=Pull request number,minimum=1"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"description=First diff line (default 1),minimum=1"`
-	MaxLines  int    `json:"maxLines,omitempty" jsonschema:"description=Max lines (default 1000),minimum=1,maximum=5000"`
+	Number    int    `json:"number" jsonschema_description:"Pull request number" jsonschema:"minimum=1"`
+	StartLine int    `json:"startLine,omitempty" jsonschema_description:"First diff line (default 1)" jsonschema:"minimum=1"`
+	MaxLines  int    `json:"maxLines,omitempty" jsonschema_description:"Max lines (default 1000)" jsonschema:"minimum=1,maximum=5000"`
 }
 
 // Diff is a window of a unified diff.
 type Diff struct {
-	Number     int    `json:"number" jsonschema:"description=Pull request number"`
-	StartLine  int    `json:"startLine,omitempty" jsonschema:"description=First line in diff (1-based)"`
-	EndLine    int    `json:"endLine,omitempty" jsonschema:"description=Last line in diff"`
-	TotalLines int    `json:"totalLines,omitempty" jsonschema:"description=Lines in the whole diff when known"`
-	Diff       string `json:"diff" jsonschema:"description=Unified diff text of lines startLine to endLine"`
+	Number     int    `json:"number" jsonschema_description:"Pull request number"`
+	StartLine  int    `json:"startLine,omitempty" jsonschema_description:"First line in diff (1-based)"`
+	EndLine    int    `json:"endLine,omitempty" jsonschema_description:"Last line in diff"`
+	TotalLines int    `json:"totalLines,omitempty" jsonschema_description:"Lines in the whole diff when known"`
+	Diff       string `json:"diff" jsonschema_description:"Unified diff text of lines startLine to endLine"`
 	mcpkit.Truncation
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -50,36 +49,10 @@ func target(t *testing.T, f *fakeGitHub, transport string, writes bool) realclie
 			"GITHUB_REPOS=", "GITHUB_TOOLSETS=", "GITHUB_TOOLS=", "GITHUB_LOCKDOWN=", "MCP_HTTP_ADDR=",
 		}}
 	case "http":
-		srv := httptest.NewServer(newServer(t, f, BackendConfig{}, Config{AllowWrites: writes}).HTTPHandler(nil))
-		t.Cleanup(srv.Close)
-		return realclient.Target{URL: srv.URL + "/mcp"}
+		return realclient.HTTPTarget(t, newServer(t, f, BackendConfig{}, Config{AllowWrites: writes}).HTTPHandler(nil))
 	}
 	t.Fatalf("unknown transport %q", transport)
 	return realclient.Target{}
-}
-
-// checkResult asserts a read tool's result as any client received it: not an error,
-// its text the same JSON as its structuredContent, and the fixture value present.
-func checkResult(t *testing.T, what string, tc toolCase, text string, isError bool, structuredContent any) {
-	t.Helper()
-	if isError {
-		t.Errorf("%s: isError: %s", what, text)
-		return
-	}
-	var fromText any
-	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
-		t.Errorf("%s: text is not JSON: %v", what, err)
-		return
-	}
-	raw, _ := json.Marshal(structuredContent)
-	var fromStructured any
-	_ = json.Unmarshal(raw, &fromStructured)
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("%s: text and structuredContent differ (-structured +text):\n%s", what, d)
-	}
-	if !strings.Contains(text, tc.wantText) {
-		t.Errorf("%s: result lacks %q", what, tc.wantText)
-	}
 }
 
 // TestGoSDKClientEveryReadTool: the Go SDK client (v1.8.0) lists the tools and calls
@@ -91,35 +64,19 @@ func TestGoSDKClientEveryReadTool(t *testing.T) {
 			t.Run(transport+"/"+rev, func(t *testing.T) {
 				t.Parallel()
 				cs := realclient.GoSDK(t, target(t, f, transport, false), rev)
+				realclient.CheckGoSDKTools(t, cs, readTools, readTools)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				tools, err := cs.ListTools(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, tl := range tools.Tools {
-					got = append(got, tl.Name)
-					if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-						t.Errorf("%s is not readOnlyHint as the Go SDK sees it", tl.Name)
-					}
-				}
-				if d := cmp.Diff(readTools, got); d != "" {
-					t.Errorf("tools (-want +got):\n%s", d)
-				}
 				for _, tc := range readCases {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.name, Arguments: validArgs[tc.name]})
 					if err != nil {
 						t.Errorf("%s: %v", tc.name, err)
 						continue
 					}
-					text := ""
-					for _, c := range res.Content {
-						if tc, ok := c.(*mcp.TextContent); ok {
-							text += tc.Text
-						}
+					what, text := "Go SDK "+transport+" "+rev+" "+tc.name, realclient.GoSDKText(res)
+					if realclient.CheckJSONResult(t, what, text, res.IsError, res.StructuredContent) != nil && !strings.Contains(text, tc.wantText) {
+						t.Errorf("%s: result lacks %q", what, tc.wantText)
 					}
-					checkResult(t, "Go SDK "+transport+" "+rev+" "+tc.name, tc, text, res.IsError, res.StructuredContent)
 				}
 			})
 		}
@@ -151,12 +108,7 @@ func TestGoSDKClientConfirmsWrite(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				text := ""
-				for _, c := range res.Content {
-					if tc, ok := c.(*mcp.TextContent); ok {
-						text += tc.Text
-					}
-				}
+				text := realclient.GoSDKText(res)
 				if d := cmp.Diff([]string{"Create an issue in octo/hello on " + f.host()}, asked); d != "" {
 					t.Errorf("confirmations shown (-want +got):\n%s", d)
 				}
@@ -206,28 +158,14 @@ func TestInspectorCLI(t *testing.T) {
 			for _, call := range rows {
 				t.Run(call.name+"/"+transport+"/"+era, func(t *testing.T) {
 					t.Parallel()
-					args, err := json.Marshal(call.args)
-					if err != nil {
-						t.Fatal(err)
-					}
-					flags := []string{"--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args)}
 					srv := target(t, f, transport, false)
 					if call.wantError != "" {
-						raw, status, stderr := realclient.InspectorStatus(t, srv, era, flags...)
-						if status != 5 {
-							t.Fatalf("exit status %d; want 5 (the tool answered isError)\nstdout: %s\nstderr: %s", status, raw, stderr)
-						}
-						text, isError := realclient.InspectorToolResult(t, raw)
-						if !isError || !strings.Contains(text, call.wantError) {
-							t.Errorf("isError=%v %q; want isError with %q", isError, text, call.wantError)
+						if text := realclient.InspectorCallToolError(t, srv, era, call.tool, call.args); !strings.Contains(text, call.wantError) {
+							t.Errorf("error %q; want it to contain %q", text, call.wantError)
 						}
 						return
 					}
-					raw := realclient.Inspector(t, srv, era, flags...)
-					text, isError := realclient.InspectorToolResult(t, raw)
-					if isError {
-						t.Fatalf("isError: %s", text)
-					}
+					text := realclient.InspectorCallTool(t, srv, era, call.tool, call.args)
 					got, err := call.decode(json.RawMessage(text))
 					if err != nil {
 						t.Fatalf("decoding %s: %v", text, err)

@@ -16,54 +16,54 @@ type RepoInput struct {
 
 // SearchRepositoriesInput is a repository search in GitHub's search syntax.
 type SearchRepositoriesInput struct {
-	Query   string `json:"query" jsonschema:"description=Search query such as 'mcp language:go stars:>100'"`
-	Sort    string `json:"sort,omitempty" jsonschema:"description=Sort field (default: best match),enum=stars,enum=forks,enum=help-wanted-issues,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema:"description=Sort order,enum=asc,enum=desc"`
+	Query   string `json:"query" jsonschema_description:"Search query such as 'mcp language:go stars:>100'"`
+	Sort    string `json:"sort,omitempty" jsonschema_description:"Sort field (default: best match)" jsonschema:"enum=stars,enum=forks,enum=help-wanted-issues,enum=updated"`
+	Order   string `json:"order,omitempty" jsonschema_description:"Sort order" jsonschema:"enum=asc,enum=desc"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema:"description=Page size (default 30),minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
 }
 
 // RepoSummary is one repository in a search result.
 type RepoSummary struct {
-	FullName    string `json:"fullName" jsonschema:"description=owner/name"`
-	Description string `json:"description,omitempty" jsonschema:"description=Repository description"`
-	Visibility  string `json:"visibility,omitempty" jsonschema:"description=public or private or internal"`
-	Language    string `json:"language,omitempty" jsonschema:"description=Main language"`
-	Stars       int    `json:"stars" jsonschema:"description=Stargazer count"`
-	Archived    bool   `json:"archived,omitempty" jsonschema:"description=True when the repository is read-only archived"`
-	Fork        bool   `json:"fork,omitempty" jsonschema:"description=True when the repository is a fork"`
-	PushedAt    string `json:"pushedAt,omitempty" jsonschema:"description=Last push time (RFC 3339)"`
-	URL         string `json:"url" jsonschema:"description=Web page of the repository"`
+	FullName    string `json:"fullName" jsonschema_description:"owner/name"`
+	Description string `json:"description,omitempty" jsonschema_description:"Repository description"`
+	Visibility  string `json:"visibility,omitempty" jsonschema_description:"public or private or internal"`
+	Language    string `json:"language,omitempty" jsonschema_description:"Main language"`
+	Stars       int    `json:"stars" jsonschema_description:"Stargazer count"`
+	Archived    bool   `json:"archived,omitempty" jsonschema_description:"True when the repository is read-only archived"`
+	Fork        bool   `json:"fork,omitempty" jsonschema_description:"True when the repository is a fork"`
+	PushedAt    string `json:"pushedAt,omitempty" jsonschema_description:"Last push time (RFC 3339)"`
+	URL         string `json:"url" jsonschema_description:"Web page of the repository"`
 }
 
 // RepoSearchResult is one page of a repository search.
 type RepoSearchResult struct {
-	TotalCount int           `json:"totalCount" jsonschema:"description=Number of repositories GitHub found in all pages (including any the allow-list hides)"`
-	Items      []RepoSummary `json:"items" jsonschema:"description=Repositories on this page"`
-	Hidden     int           `json:"hiddenByAllowList,omitempty" jsonschema:"description=Results on this page left out because the server's repository allow-list excludes them"`
-	Page       int           `json:"page" jsonschema:"description=This page number"`
-	NextPage   int           `json:"nextPage,omitempty" jsonschema:"description=Next page number when there are more results"`
+	TotalCount int           `json:"totalCount" jsonschema_description:"Number of repositories GitHub found in all pages (including any the allow-list hides)"`
+	Items      []RepoSummary `json:"items" jsonschema_description:"Repositories on this page"`
+	Hidden     int           `json:"hiddenByAllowList,omitempty" jsonschema_description:"Results on this page left out because the server's repository allow-list excludes them"`
+	Page       int           `json:"page" jsonschema_description:"This page number"`
+	NextPage   int           `json:"nextPage,omitempty" jsonschema_description:"Next page number when there are more results"`
 	mcpkit.Truncation
 }
 
 // Repository describes one repository.
 type Repository struct {
-	FullName      string   `json:"fullName" jsonschema:"description=owner/name"`
-	Description   string   `json:"description,omitempty" jsonschema:"description=Repository description"`
-	Visibility    string   `json:"visibility" jsonschema:"description=public or private or internal"`
-	DefaultBranch string   `json:"defaultBranch,omitempty" jsonschema:"description=Branch used when no ref is given"`
-	Language      string   `json:"language,omitempty" jsonschema:"description=Main language"`
-	Topics        []string `json:"topics,omitempty" jsonschema:"description=Repository topics"`
-	License       string   `json:"license,omitempty" jsonschema:"description=SPDX license identifier"`
-	Stars         int      `json:"stars" jsonschema:"description=Stargazer count"`
-	Forks         int      `json:"forks" jsonschema:"description=Fork count"`
-	OpenIssues    int      `json:"openIssues" jsonschema:"description=Open issues plus open pull requests"`
-	Archived      bool     `json:"archived,omitempty" jsonschema:"description=True when the repository is read-only archived"`
-	Fork          bool     `json:"fork,omitempty" jsonschema:"description=True when the repository is a fork"`
-	Parent        string   `json:"parent,omitempty" jsonschema:"description=owner/name of the repository this one was forked from"`
-	Homepage      string   `json:"homepage,omitempty" jsonschema:"description=Project home page"`
-	PushedAt      string   `json:"pushedAt,omitempty" jsonschema:"description=Last push time (RFC 3339)"`
-	URL           string   `json:"url" jsonschema:"description=Web page of the repository"`
+	FullName      string   `json:"fullName" jsonschema_description:"owner/name"`
+	Description   string   `json:"description,omitempty" jsonschema_description:"Repository description"`
+	Visibility    string   `json:"visibility" jsonschema_description:"public or private or internal"`
+	DefaultBranch string   `json:"defaultBranch,omitempty" jsonschema_description:"Branch used when no ref is given"`
+	Language      string   `json:"language,omitempty" jsonschema_description:"Main language"`
+	Topics        []string `json:"topics,omitempty" jsonschema_description:"Repository topics"`
+	License       string   `json:"license,omitempty" jsonschema_description:"SPDX license identifier"`
+	Stars         int      `json:"stars" jsonschema_description:"Stargazer count"`
+	Forks         int      `json:"forks" jsonschema_description:"Fork count"`
+	OpenIssues    int      `json:"openIssues" jsonschema_description:"Open issues plus open pull requests"`
+	Archived      bool     `json:"archived,omitempty" jsonschema_description:"True when the repository is read-only archived"`
+	Fork          bool     `json:"fork,omitempty" jsonschema_description:"True when the repository is a fork"`
+	Parent        string   `json:"parent,omitempty" jsonschema_description:"owner/name of the repository this one was forked from"`
+	Homepage      string   `json:"homepage,omitempty" jsonschema_description:"Project home page"`
+	PushedAt      string   `json:"pushedAt,omitempty" jsonschema_description:"Last push time (RFC 3339)"`
+	URL           string   `json:"url" jsonschema_description:"Web page of the repository"`
 	mcpkit.Truncation
 }
 

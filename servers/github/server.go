@@ -1,9 +1,7 @@
 package github
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,8 +27,8 @@ type Config struct {
 
 // New builds the MCP server over backend: the tools of the selected toolsets (write
 // tools only with AllowWrites), the repo:// file resource template and the
-// review_pull_request prompt. Without AllowWrites the server is also created
-// ReadOnly, so no write tool can be registered on it by any path.
+// review_pull_request prompt. Without AllowWrites the server is created ReadOnly,
+// which leaves the write tools out: none can be registered on it by any path.
 func New(cfg Config, backend *Backend) *mcpkit.Server {
 	logger := cfg.Logger
 	if logger == nil {
@@ -42,11 +40,10 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		ReadOnly:     !cfg.AllowWrites,
 		StateKey:     cfg.StateKey,
 	})
-	for _, e := range catalog() {
-		if e.write && !cfg.AllowWrites || !cfg.Selection.includes(e) {
-			continue
+	for _, e := range catalog(backend) {
+		if cfg.Selection.includes(e) {
+			s.AddTools(e.ServerTool)
 		}
-		e.add(s, backend)
 	}
 	addFileResource(s, backend)
 	addReviewPrompt(s, backend)
@@ -77,41 +74,19 @@ func readAnnotations() *mcpkit.ToolAnnotations {
 	return &mcpkit.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: true}
 }
 
-// read makes a catalog entry for a read tool that runs one backend operation.
+// read makes the catalog row of a read tool that runs one backend operation.
 //
 // Tools carry no title: the names read well, and every byte of tools/list is context
-// a model pays for. For the same reason they are registered with a raw result type,
-// so tools/list carries no output schema: those schemas would cost more bytes than
-// all the input schemas together. Results are still JSON objects in
-// structuredContent, with the same JSON as text.
-func read[In, Out any](toolset, name, description string, op func(*Backend, context.Context, In) (Out, error)) toolEntry {
-	return toolEntry{name: name, toolset: toolset, add: func(s *mcpkit.Server, b *Backend) {
-		mcpkit.AddTool(s, &mcpkit.Tool{Name: name, Description: description, Annotations: readAnnotations()},
-			func(ctx context.Context, req *mcpkit.Request, in In) (*mcpkit.CallToolResult, error) {
-				if !b.HasToken() {
-					return nil, errNoToken
-				}
-				out, err := op(b, ctx, in)
-				if err != nil {
-					return nil, err
-				}
-				return jsonResult(out)
-			})
-	}}
-}
-
-// jsonResult renders out as structuredContent and as its JSON text. HTML characters
-// are left as they are: the reader is a model, not a browser.
-func jsonResult(out any) (*mcpkit.CallToolResult, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
-	}
-	raw := bytes.TrimRight(buf.Bytes(), "\n")
-	return &mcpkit.CallToolResult{
-		Content:           []mcpkit.Content{mcpkit.TextContent(string(raw))},
-		StructuredContent: json.RawMessage(raw),
-	}, nil
+// a model pays for. For the same reason their handlers return any, so tools/list
+// carries no output schema: those schemas would cost more bytes than all the input
+// schemas together. Results are still JSON objects in structuredContent, with the
+// same JSON as text.
+func read[In, Out any](b *Backend, toolset, name, description string, op func(*Backend, context.Context, In) (Out, error)) toolEntry {
+	return toolEntry{toolset, mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: readAnnotations()},
+		func(ctx context.Context, _ *mcpkit.Request, in In) (any, error) {
+			if !b.HasToken() {
+				return nil, errNoToken
+			}
+			return op(b, ctx, in)
+		})}
 }

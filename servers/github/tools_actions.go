@@ -1,10 +1,10 @@
 package github
 
 // actionsTools: GitHub Actions runs and job logs.
-func actionsTools() []toolEntry {
+func actionsTools(b *Backend) []toolEntry {
 	const ts = "actions"
 	return []toolEntry{
-		read(ts, "list_workflow_runs", "List GitHub Actions runs, newest first.", (*Backend).ListWorkflowRuns),
-		read(ts, "get_job_log", "Read the end of an Actions job log, failed steps and error lines first.", (*Backend).GetJobLogTail),
+		read(b, ts, "list_workflow_runs", "List GitHub Actions runs, newest first.", (*Backend).ListWorkflowRuns),
+		read(b, ts, "get_job_log", "Read the end of an Actions job log, failed steps and error lines first.", (*Backend).GetJobLogTail),
 	}
 }

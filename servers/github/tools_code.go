@@ -1,8 +1,8 @@
 package github
 
 // codeTools: code search.
-func codeTools() []toolEntry {
+func codeTools(b *Backend) []toolEntry {
 	return []toolEntry{
-		read("code", "search_code", "Search code with GitHub search syntax.", (*Backend).SearchCode),
+		read(b, "code", "search_code", "Search code with GitHub search syntax.", (*Backend).SearchCode),
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // toolCase calls one read tool through MCP and the same operation straight on the
@@ -117,15 +118,13 @@ func TestEveryReadTool(t *testing.T) {
 	}
 }
 
-// structured decodes a tool result's structuredContent into a generic map.
+// structured checks a tool result (a success whose text is its structuredContent) and
+// returns the structuredContent decoded into a generic map; a failed check ends the test.
 func structured(t *testing.T, res *mcpkittest.ToolResult) map[string]any {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("isError: %s", res.Text())
-	}
-	var m map[string]any
-	if err := json.Unmarshal(res.StructuredContent, &m); err != nil {
-		t.Fatalf("structuredContent: %v", err)
+	m := realclient.CheckJSONResult(t, "tools/call", res.Text(), res.IsError, res.StructuredContent)
+	if m == nil {
+		t.FailNow()
 	}
 	return m
 }

@@ -9,15 +9,15 @@ import (
 )
 
 // writeTools exist only with --allow-writes, and every call asks the user first.
-func writeTools() []toolEntry {
+func writeTools(b *Backend) []toolEntry {
 	return []toolEntry{
-		write("issues", "create_issue", "Open an issue. The user confirms first.", false,
+		write(b, "issues", "create_issue", "Open an issue. The user confirms first.", false,
 			(*Backend).DescribeCreateIssue, (*Backend).CreateIssue),
-		write("issues", "add_comment", "Comment on an issue or pull request. The user confirms first.", false,
+		write(b, "issues", "add_comment", "Comment on an issue or pull request. The user confirms first.", false,
 			(*Backend).DescribeAddComment, (*Backend).AddComment),
-		write("pull_requests", "create_pull_request", "Open a pull request. The user confirms first.", false,
+		write(b, "pull_requests", "create_pull_request", "Open a pull request. The user confirms first.", false,
 			(*Backend).DescribeCreatePullRequest, (*Backend).CreatePullRequest),
-		write("repos", "create_or_update_file",
+		write(b, "repos", "create_or_update_file",
 			"Write one file as one commit; pass sha (from get_file_contents) to replace an existing file. The user confirms first.", true,
 			(*Backend).DescribeCreateOrUpdateFile, (*Backend).CreateOrUpdateFile),
 	}
@@ -35,42 +35,36 @@ var confirmSchema = map[string]any{
 // errNotConfirmed is returned when the user did not accept: nothing was written.
 var errNotConfirmed = errors.New("nothing was written")
 
-// write makes a catalog entry for a write tool: describe validates the input and the
+// write makes the catalog row of a write tool: describe validates the input and the
 // allow-list and renders what will happen; the user confirms that text through
 // elicitation; only then does op run.
 //
 // On 2026-07-28 the handler runs twice (input_required, then the retry with the
 // answer), so everything before the confirmation is free of side effects.
-func write[In, Out any](toolset, name, description string, destructive bool,
+func write[In, Out any](b *Backend, toolset, name, description string, destructive bool,
 	describe func(*Backend, In) (string, error), op func(*Backend, context.Context, In) (Out, error)) toolEntry {
 	annotations := &mcpkit.ToolAnnotations{DestructiveHint: destructive, OpenWorldHint: true}
-	return toolEntry{name: name, toolset: toolset, write: true, add: func(s *mcpkit.Server, b *Backend) {
-		mcpkit.AddTool(s, &mcpkit.Tool{Name: name, Description: description, Annotations: annotations},
-			func(ctx context.Context, req *mcpkit.Request, in In) (*mcpkit.CallToolResult, error) {
-				if !b.HasToken() {
-					return nil, errNoToken
-				}
-				what, err := describe(b, in)
-				if err != nil {
-					return nil, err
-				}
-				res, err := req.Elicit(ctx, "confirm", mcpkit.ElicitParams{
-					Message:         what + "\nConfirm to write this to GitHub, or decline to cancel.",
-					RequestedSchema: confirmSchema,
-				})
-				if err != nil {
-					return nil, err // input_required, a missing capability: mcpkit answers those
-				}
-				if err := accepted(res); err != nil {
-					return nil, err
-				}
-				out, err := op(b, ctx, in)
-				if err != nil {
-					return nil, err
-				}
-				return jsonResult(out)
+	return toolEntry{toolset, mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: annotations},
+		func(ctx context.Context, req *mcpkit.Request, in In) (any, error) {
+			if !b.HasToken() {
+				return nil, errNoToken
+			}
+			what, err := describe(b, in)
+			if err != nil {
+				return nil, err
+			}
+			res, err := req.Elicit(ctx, "confirm", mcpkit.ElicitParams{
+				Message:         what + "\nConfirm to write this to GitHub, or decline to cancel.",
+				RequestedSchema: confirmSchema,
 			})
-	}}
+			if err != nil {
+				return nil, err // input_required, a missing capability: mcpkit answers those
+			}
+			if err := accepted(res); err != nil {
+				return nil, err
+			}
+			return op(b, ctx, in)
+		})}
 }
 
 // accepted checks the user's answer: accept with confirm set to true, nothing else.

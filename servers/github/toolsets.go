@@ -13,19 +13,21 @@ import (
 // server's defaults (see README).
 var Toolsets = []string{"repos", "issues", "pull_requests", "code", "actions"}
 
-// toolEntry is one tool of the catalog: its name, its toolset, whether it writes, and
-// how to register it on a server for a backend.
+// toolEntry is one row of the catalog: a tool of a toolset, with its handler bound to
+// a backend. A tool writes to GitHub when it is not marked read-only.
 type toolEntry struct {
-	name    string
 	toolset string
-	write   bool
-	add     func(s *mcpkit.Server, b *Backend)
+	mcpkit.ServerTool
 }
 
-// catalog lists every tool in tools/list order: per toolset, reads first.
-func catalog() []toolEntry {
+func (e toolEntry) writes() bool { return !e.Tool.Annotations.ReadOnlyHint }
+
+// catalog is the server's tool table over backend b, every tool in tools/list order:
+// per toolset, reads first. Only New runs its handlers; ToolNames and Selection pass
+// a nil b, as they read the table's names and annotations alone.
+func catalog(b *Backend) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposTools(), issuesTools(), pullsTools(), codeTools(), actionsTools(), writeTools()} {
+	for _, group := range [][]toolEntry{reposTools(b), issuesTools(b), pullsTools(b), codeTools(b), actionsTools(b), writeTools(b)} {
 		all = append(all, group...)
 	}
 	// Order by toolset, keeping each group's order, so a toolset's tools stay together.
@@ -38,8 +40,8 @@ func catalog() []toolEntry {
 // ToolNames returns every tool name, write tools included, in tools/list order.
 func ToolNames() []string {
 	var names []string
-	for _, e := range catalog() {
-		names = append(names, e.name)
+	for _, e := range catalog(nil) {
+		names = append(names, e.Tool.Name)
 	}
 	return names
 }
@@ -90,21 +92,21 @@ func (sel Selection) Check(allowWrites bool) error {
 	if allowWrites {
 		return nil
 	}
-	for _, e := range catalog() {
-		if e.write && slices.Contains(sel.Tools, e.name) {
-			return fmt.Errorf("--tools names %s, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1) to enable write tools", e.name)
+	for _, e := range catalog(nil) {
+		if e.writes() && slices.Contains(sel.Tools, e.Tool.Name) {
+			return fmt.Errorf("--tools names %s, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1) to enable write tools", e.Tool.Name)
 		}
 	}
 	return nil
 }
 
 // includes reports whether the selection enables e. Write tools additionally need
-// writes to be allowed; New checks that.
+// writes to be allowed: without them New's server is ReadOnly and leaves them out.
 func (sel Selection) includes(e toolEntry) bool {
 	if len(sel.Toolsets) == 0 && len(sel.Tools) == 0 {
 		return true
 	}
-	return slices.Contains(sel.Toolsets, e.toolset) || slices.Contains(sel.Tools, e.name)
+	return slices.Contains(sel.Toolsets, e.toolset) || slices.Contains(sel.Tools, e.Tool.Name)
 }
 
 func splitList(s string) []string {

@@ -24,69 +24,69 @@ const (
 type CreateIssueInput struct {
 	Owner     string   `json:"owner"`
 	Repo      string   `json:"repo"`
-	Title     string   `json:"title" jsonschema:"description=Issue title (at most 256 characters)"`
-	Body      string   `json:"body,omitempty" jsonschema:"description=Issue text in GitHub Markdown"`
-	Labels    []string `json:"labels,omitempty" jsonschema:"description=Label names to apply (they must exist)"`
-	Assignees []string `json:"assignees,omitempty" jsonschema:"description=Logins to assign"`
+	Title     string   `json:"title" jsonschema_description:"Issue title (at most 256 characters)"`
+	Body      string   `json:"body,omitempty" jsonschema_description:"Issue text in GitHub Markdown"`
+	Labels    []string `json:"labels,omitempty" jsonschema_description:"Label names to apply (they must exist)"`
+	Assignees []string `json:"assignees,omitempty" jsonschema_description:"Logins to assign"`
 }
 
 // CreatedIssue is the issue that was created.
 type CreatedIssue struct {
-	Repository string `json:"repository" jsonschema:"description=owner/name"`
-	Number     int    `json:"number" jsonschema:"description=New issue number"`
-	URL        string `json:"url" jsonschema:"description=Web page of the new issue"`
+	Repository string `json:"repository" jsonschema_description:"owner/name"`
+	Number     int    `json:"number" jsonschema_description:"New issue number"`
+	URL        string `json:"url" jsonschema_description:"Web page of the new issue"`
 }
 
 // AddCommentInput is a new comment on an issue or pull request.
 type AddCommentInput struct {
 	Owner  string `json:"owner"`
 	Repo   string `json:"repo"`
-	Number int    `json:"number" jsonschema:"description=Issue or pull request number,minimum=1"`
-	Body   string `json:"body" jsonschema:"description=Comment text in GitHub Markdown"`
+	Number int    `json:"number" jsonschema_description:"Issue or pull request number" jsonschema:"minimum=1"`
+	Body   string `json:"body" jsonschema_description:"Comment text in GitHub Markdown"`
 }
 
 // CreatedComment is the comment that was added.
 type CreatedComment struct {
-	ID  int64  `json:"id" jsonschema:"description=New comment ID"`
-	URL string `json:"url" jsonschema:"description=Web page of the new comment"`
+	ID  int64  `json:"id" jsonschema_description:"New comment ID"`
+	URL string `json:"url" jsonschema_description:"Web page of the new comment"`
 }
 
 // CreatePullRequestInput is a new pull request.
 type CreatePullRequestInput struct {
 	Owner string `json:"owner"`
 	Repo  string `json:"repo"`
-	Title string `json:"title" jsonschema:"description=Pull request title (at most 256 characters)"`
-	Body  string `json:"body,omitempty" jsonschema:"description=Description in GitHub Markdown"`
-	Head  string `json:"head" jsonschema:"description=Branch with the changes: branch or fork-owner:branch"`
-	Base  string `json:"base" jsonschema:"description=Branch to merge into such as main"`
-	Draft bool   `json:"draft,omitempty" jsonschema:"description=Open as a draft"`
+	Title string `json:"title" jsonschema_description:"Pull request title (at most 256 characters)"`
+	Body  string `json:"body,omitempty" jsonschema_description:"Description in GitHub Markdown"`
+	Head  string `json:"head" jsonschema_description:"Branch with the changes: branch or fork-owner:branch"`
+	Base  string `json:"base" jsonschema_description:"Branch to merge into such as main"`
+	Draft bool   `json:"draft,omitempty" jsonschema_description:"Open as a draft"`
 }
 
 // CreatedPullRequest is the pull request that was opened.
 type CreatedPullRequest struct {
-	Repository string `json:"repository" jsonschema:"description=owner/name"`
-	Number     int    `json:"number" jsonschema:"description=New pull request number"`
-	URL        string `json:"url" jsonschema:"description=Web page of the new pull request"`
+	Repository string `json:"repository" jsonschema_description:"owner/name"`
+	Number     int    `json:"number" jsonschema_description:"New pull request number"`
+	URL        string `json:"url" jsonschema_description:"Web page of the new pull request"`
 }
 
 // CreateOrUpdateFileInput writes one file as one commit.
 type CreateOrUpdateFileInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Path    string `json:"path" jsonschema:"description=File path from the repository root"`
-	Content string `json:"content" jsonschema:"description=The complete new file content (text; at most 1 MiB)"`
-	Message string `json:"message" jsonschema:"description=Commit message"`
-	Branch  string `json:"branch,omitempty" jsonschema:"description=Branch to commit to (default: the default branch)"`
-	SHA     string `json:"sha,omitempty" jsonschema:"description=Blob SHA of the file being replaced (from get_file_contents); omit to create a new file"`
+	Path    string `json:"path" jsonschema_description:"File path from the repository root"`
+	Content string `json:"content" jsonschema_description:"The complete new file content (text; at most 1 MiB)"`
+	Message string `json:"message" jsonschema_description:"Commit message"`
+	Branch  string `json:"branch,omitempty" jsonschema_description:"Branch to commit to (default: the default branch)"`
+	SHA     string `json:"sha,omitempty" jsonschema_description:"Blob SHA of the file being replaced (from get_file_contents); omit to create a new file"`
 }
 
 // FileCommit is the commit that wrote the file.
 type FileCommit struct {
-	Path       string `json:"path" jsonschema:"description=File path"`
-	Created    bool   `json:"created" jsonschema:"description=True when the file was new"`
-	ContentSHA string `json:"contentSha" jsonschema:"description=Blob SHA of the new content (pass it as sha for the next update)"`
-	CommitSHA  string `json:"commitSha" jsonschema:"description=SHA of the new commit"`
-	URL        string `json:"url,omitempty" jsonschema:"description=Web page of the new commit"`
+	Path       string `json:"path" jsonschema_description:"File path"`
+	Created    bool   `json:"created" jsonschema_description:"True when the file was new"`
+	ContentSHA string `json:"contentSha" jsonschema_description:"Blob SHA of the new content (pass it as sha for the next update)"`
+	CommitSHA  string `json:"commitSha" jsonschema_description:"SHA of the new commit"`
+	URL        string `json:"url,omitempty" jsonschema_description:"Web page of the new commit"`
 }
 
 // ---- validation shared by Describe… and the write itself ----

@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
@@ -56,24 +56,21 @@ func newServer(db *DB, cfg Config) *mcpkit.Server {
 	return New(cfg, db)
 }
 
-// structured returns a tool result's structuredContent and checks that its text is
-// the same JSON.
+// structured checks a tool result (a success whose text is the same JSON object as its
+// structuredContent) and returns the structuredContent; a failed check ends the test.
 func structured(t *testing.T, what string, res *mcpkittest.ToolResult) map[string]any {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("%s: isError: %s", what, res.Text())
+	return mustJSONResult(t, what, res.Text(), res.IsError, res.StructuredContent)
+}
+
+// mustJSONResult is realclient.CheckJSONResult, ending the test when a check fails.
+func mustJSONResult(t *testing.T, what, text string, isError bool, structured any) map[string]any {
+	t.Helper()
+	m := realclient.CheckJSONResult(t, what, text, isError, structured)
+	if m == nil {
+		t.FailNow()
 	}
-	var fromText, fromStructured map[string]any
-	if err := json.Unmarshal([]byte(res.Text()), &fromText); err != nil {
-		t.Fatalf("%s: text is not a JSON object: %v\n%s", what, err, res.Text())
-	}
-	if err := json.Unmarshal(res.StructuredContent, &fromStructured); err != nil {
-		t.Fatalf("%s: structuredContent: %v", what, err)
-	}
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("%s: text and structuredContent differ (-structured +text):\n%s", what, d)
-	}
-	return fromStructured
+	return m
 }
 
 // callTool is c.CallTool without the client's re-encoding of the arguments (which

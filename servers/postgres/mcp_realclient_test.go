@@ -5,10 +5,8 @@ package postgres
 // Streamable HTTP (httptest with the server's HTTPHandler).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -52,11 +50,9 @@ func targets(t *testing.T, url string, db *DB, writes bool) map[string]realclien
 	if writes {
 		allow = "1"
 	}
-	srv := httptest.NewServer(newServer(db, Config{AllowWrites: writes}).HTTPHandler(nil))
-	t.Cleanup(srv.Close)
 	return map[string]realclient.Target{
 		"stdio": {Command: []string{serverBinary(t)}, Env: cleanEnv("DATABASE_URL="+url, "POSTGRES_ALLOW_WRITES="+allow)},
-		"http":  {URL: srv.URL + "/mcp"},
+		"http":  realclient.HTTPTarget(t, newServer(db, Config{AllowWrites: writes}).HTTPHandler(nil)),
 	}
 }
 
@@ -72,22 +68,9 @@ func TestGoSDKClientEveryReadTool(t *testing.T) {
 		for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(transport+"/"+rev, func(t *testing.T) {
 				cs := realclient.GoSDK(t, target, rev)
+				realclient.CheckGoSDKTools(t, cs, readTools, readTools)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				tools, err := cs.ListTools(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, tl := range tools.Tools {
-					got = append(got, tl.Name)
-					if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
-						t.Errorf("%s is not readOnlyHint as the Go SDK sees it", tl.Name)
-					}
-				}
-				if d := cmp.Diff(readTools, got); d != "" {
-					t.Errorf("tools (-want +got):\n%s", d)
-				}
 				for _, tc := range readCases {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 					if err != nil {
@@ -107,27 +90,7 @@ func TestGoSDKClientEveryReadTool(t *testing.T) {
 // structured content) and returns the structured content.
 func sdkStructured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
-	text := ""
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text += tc.Text
-		}
-	}
-	if res.IsError {
-		t.Fatalf("isError: %s", text)
-	}
-	var fromText, fromStructured map[string]any
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &fromStructured); err != nil {
-		t.Fatalf("structuredContent %s: %v", raw, err)
-	}
-	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
-		t.Fatalf("text is not JSON: %v\n%s", err, text)
-	}
-	if d := cmp.Diff(fromStructured, fromText); d != "" {
-		t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
-	}
-	return fromStructured
+	return mustJSONResult(t, "Go SDK", realclient.GoSDKText(res), res.IsError, res.StructuredContent)
 }
 
 // TestGoSDKClientConfirmsExecute: execute's confirmation completes with the Go SDK
@@ -197,56 +160,20 @@ func TestInspectorCLI(t *testing.T) {
 		for _, era := range []string{"modern", "legacy"} {
 			t.Run(transport+"/"+era+"/tools_list", func(t *testing.T) {
 				t.Parallel()
-				var res struct {
-					Result struct {
-						Tools []struct {
-							Name string `json:"name"`
-						} `json:"tools"`
-					} `json:"result"`
-					SchemaFindings []any `json:"schemaFindings"`
-				}
-				// --strict: every tool schema must be portable across hosts (exit 6 otherwise).
-				raw := realclient.Inspector(t, target, era, "--method", "tools/list", "--strict")
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatalf("%v: %s", err, raw)
-				}
-				var got []string
-				for _, tl := range res.Result.Tools {
-					got = append(got, tl.Name)
-				}
-				if d := cmp.Diff(readTools, got); d != "" {
+				// --strict: every tool schema must be portable across hosts.
+				if d := cmp.Diff(readTools, realclient.InspectorStrictToolNames(t, target, era)); d != "" {
 					t.Errorf("tools (-want +got):\n%s", d)
-				}
-				if len(res.SchemaFindings) > 0 {
-					t.Errorf("the Inspector finds schema portability problems (warnings included): %s", jsonAt(t, res.SchemaFindings))
 				}
 			})
 			for _, tc := range calls {
 				t.Run(transport+"/"+era+"/"+tc.tool, func(t *testing.T) {
 					t.Parallel()
-					args, _ := json.Marshal(tc.args)
-					raw := realclient.Inspector(t, target, era, "--method", "tools/call", "--tool-name", tc.tool, "--tool-args-json", string(args))
-					var res struct {
-						Result struct {
-							Content []struct {
-								Text string `json:"text"`
-							} `json:"content"`
-							StructuredContent map[string]any `json:"structuredContent"`
-							IsError           bool           `json:"isError"`
-						} `json:"result"`
+					text := realclient.InspectorCallTool(t, target, era, tc.tool, tc.args)
+					var out map[string]any
+					if err := json.Unmarshal([]byte(text), &out); err != nil {
+						t.Fatal(err)
 					}
-					dec := json.NewDecoder(bytes.NewReader(raw))
-					if err := dec.Decode(&res); err != nil || len(res.Result.Content) != 1 || res.Result.IsError {
-						t.Fatalf("%v: %s", err, raw)
-					}
-					var fromText map[string]any
-					if err := json.Unmarshal([]byte(res.Result.Content[0].Text), &fromText); err != nil {
-						t.Fatalf("text is not JSON: %v", err)
-					}
-					if d := cmp.Diff(res.Result.StructuredContent, fromText); d != "" {
-						t.Errorf("text and structuredContent differ (-structured +text):\n%s", d)
-					}
-					tc.check(t, res.Result.StructuredContent)
+					tc.check(t, out)
 				})
 			}
 		}

@@ -1,9 +1,7 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -142,15 +140,11 @@ func resourceError(uri string, err error) error {
 	return mcpkit.Errorf(mcpkit.CodeInternalError, "reading %s: %v", uri, err)
 }
 
-// jsonResource renders v as the JSON text of a resource. HTML characters are left
-// as they are: the reader is a model, not a browser.
+// jsonResource renders v as the JSON text of a resource, encoded as tool results are.
 func jsonResource(uri string, v any) (*mcpkit.ReadResourceResult, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	text, err := mcpkit.JSONText(v)
+	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", uri, err)
 	}
-	text := strings.TrimRight(buf.String(), "\n")
 	return &mcpkit.ReadResourceResult{Contents: []mcpkit.ResourceContents{mcpkit.TextContents(uri, jsonMIME, text)}}, nil
 }

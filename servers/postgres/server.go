@@ -24,8 +24,9 @@ type Config struct {
 
 // New builds the MCP server over db: the read tools, the execute tool only with
 // AllowWrites, a schema resource per table plus a database overview, and the
-// write_query prompt. Without AllowWrites the server is also created ReadOnly, so
-// no tool that is not marked read-only can be registered on it by any path.
+// write_query prompt. Without AllowWrites the server is created ReadOnly, which
+// leaves execute out: no tool that is not marked read-only can be registered on it by
+// any path.
 func New(cfg Config, db *DB) *mcpkit.Server {
 	logger := cfg.Logger
 	if logger == nil {
@@ -37,10 +38,7 @@ func New(cfg Config, db *DB) *mcpkit.Server {
 		ReadOnly:     !cfg.AllowWrites,
 		StateKey:     cfg.StateKey,
 	})
-	addReadTools(s, db)
-	if cfg.AllowWrites {
-		addExecuteTool(s, db)
-	}
+	s.AddTools(tools(db)...)
 	addResources(s, db, cfg.ResourcePageSize)
 	addWriteQueryPrompt(s, db)
 	s.SetCompletionHandler(completer(db))

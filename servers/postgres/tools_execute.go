@@ -32,15 +32,15 @@ var confirmSchema = map[string]any{
 // errNotRun starts every answer of an execute call that changed nothing.
 var errNotRun = errors.New("the statement was not run")
 
-// addExecuteTool registers execute (only with --allow-writes). A call validates and
-// plans the statement without running it, shows it to the user with the estimated
-// rows it affects, and runs and commits it only after the user confirms.
+// executeTool is the row of execute (registered only with --allow-writes). A call
+// validates and plans the statement without running it, shows it to the user with the
+// estimated rows it affects, and runs and commits it only after the user confirms.
 //
 // On 2026-07-28 the handler runs twice (input_required, then the client's retry with
 // the answer; the retry is bound to the same arguments by the signed requestState),
 // so everything before the confirmation is read-only.
-func addExecuteTool(s *mcpkit.Server, db *DB) {
-	mcpkit.AddTool(s, &mcpkit.Tool{
+func executeTool(db *DB) mcpkit.ServerTool {
+	return mcpkit.NewServerTool(&mcpkit.Tool{
 		Name: "execute",
 		Description: "Run one statement that changes the database (INSERT, UPDATE, DELETE, MERGE, or DDL such as CREATE, ALTER, DROP) and commit it. " +
 			"The user is shown the statement and the estimated number of rows it affects and must confirm before it runs. " +

@@ -54,70 +54,69 @@ type explainInput struct {
 
 type noInput struct{}
 
-// addReadTools registers the tools that only read. Every one runs in a READ ONLY
-// transaction that is rolled back (see readonly.go and catalog.go).
-func addReadTools(s *mcpkit.Server, db *DB) {
+// tools is the server's tool table in tools/list order: the read tools, each run in
+// a READ ONLY transaction that is rolled back (see readonly.go and catalog.go), then
+// execute, which a ReadOnly server (no --allow-writes) leaves out.
+func tools(db *DB) []mcpkit.ServerTool {
 	o := db.Options()
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name: "query",
-		Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types. "+
-			"Use it to answer questions from the data; check names with describe_table first. "+
-			"One statement per call, values as $1, $2 params, add a LIMIT: at most %d rows and about %s come back "+
-			"(truncated=true when cut). Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows, sizeText(o.MaxBytes)),
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
-		params, err := in.Params.values()
-		if err != nil {
-			return nil, err
-		}
-		return db.Query(ctx, in.SQL, params)
-	})
-
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name:        "list_schemas",
-		Description: "List the database's schemas with their owners, table counts and comments. Use it first when you do not know where the tables are.",
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*SchemaList, error) {
-		return db.ListSchemas(ctx)
-	})
-
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name:        "list_tables",
-		Description: "List tables, views, materialized views, partitioned and foreign tables with row estimates and comments, optionally of one schema. Use it to find the table that holds what you need.",
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, in listTablesInput) (*TableList, error) {
-		return db.ListTables(ctx, in.Schema)
-	})
-
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name:        "describe_table",
-		Description: "Describe one table or view: columns with types, nullability and defaults, primary and foreign keys (also those referencing it), indexes, constraints, comments and a view's definition. Use it before writing SQL against the table.",
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, in describeTableInput) (*TableDescription, error) {
-		return db.DescribeTable(ctx, in.Schema, in.Table)
-	})
-
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name: "explain_query",
-		Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used and estimated costs and rows. " +
-			"Use it before running a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
-		params, err := in.Params.values()
-		if err != nil {
-			return nil, err
-		}
-		return db.Explain(ctx, in.SQL, params, in.Analyze)
-	})
-
-	mcpkit.AddTool(s, &mcpkit.Tool{
-		Name: "activity",
-		Description: "Show what the database server is doing now: sessions that are running or idle in a transaction, with their queries and how long they have run, " +
-			"and lock waits with the sessions blocking them. Use it to investigate slow, stuck or blocked queries.",
-		Annotations: mcpkit.ReadOnly(),
-	}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
-		return db.Activity(ctx)
-	})
+	return []mcpkit.ServerTool{
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "query",
+			Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types. "+
+				"Use it to answer questions from the data; check names with describe_table first. "+
+				"One statement per call, values as $1, $2 params, add a LIMIT: at most %d rows and about %s come back "+
+				"(truncated=true when cut). Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows, sizeText(o.MaxBytes)),
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
+			params, err := in.Params.values()
+			if err != nil {
+				return nil, err
+			}
+			return db.Query(ctx, in.SQL, params)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "list_schemas",
+			Description: "List the database's schemas with their owners, table counts and comments. Use it first when you do not know where the tables are.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*SchemaList, error) {
+			return db.ListSchemas(ctx)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "list_tables",
+			Description: "List tables, views, materialized views, partitioned and foreign tables with row estimates and comments, optionally of one schema. Use it to find the table that holds what you need.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in listTablesInput) (*TableList, error) {
+			return db.ListTables(ctx, in.Schema)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "describe_table",
+			Description: "Describe one table or view: columns with types, nullability and defaults, primary and foreign keys (also those referencing it), indexes, constraints, comments and a view's definition. Use it before writing SQL against the table.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in describeTableInput) (*TableDescription, error) {
+			return db.DescribeTable(ctx, in.Schema, in.Table)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "explain_query",
+			Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used and estimated costs and rows. " +
+				"Use it before running a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
+			params, err := in.Params.values()
+			if err != nil {
+				return nil, err
+			}
+			return db.Explain(ctx, in.SQL, params, in.Analyze)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "activity",
+			Description: "Show what the database server is doing now: sessions that are running or idle in a transaction, with their queries and how long they have run, " +
+				"and lock waits with the sessions blocking them. Use it to investigate slow, stuck or blocked queries.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
+			return db.Activity(ctx)
+		}),
+		executeTool(db),
+	}
 }
 
 // sizeText writes a byte count the way a person reads it: 1 MiB, 64 KiB, 1500 bytes.

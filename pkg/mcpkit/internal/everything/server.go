@@ -99,11 +99,11 @@ func addContentTools(s *mcpkit.Server) {
 }
 
 type samplingIn struct {
-	Prompt string `json:"prompt" jsonschema:"description=The prompt to send to the client's model"`
+	Prompt string `json:"prompt" jsonschema_description:"The prompt to send to the client's model"`
 }
 
 type elicitationIn struct {
-	Message string `json:"message" jsonschema:"description=The message to show the user"`
+	Message string `json:"message" jsonschema_description:"The message to show the user"`
 }
 
 func addInteractionTools(s *mcpkit.Server) {
