@@ -29,7 +29,7 @@ func CapSlice[T any](s []T, max int) ([]T, bool) {
 	return s[:max:max], true
 }
 
-// CleanField sanitizes one untrusted text field (CleanText) and caps it at max bytes;
+// CleanField sanitizes one untrusted text field ([CleanText]) and caps it at max bytes;
 // when it had to cut, it marks the result truncated with a hint naming the field.
 func (t *Truncation) CleanField(field, s string, max int) string {
 	out, cut := CleanText(s, max)

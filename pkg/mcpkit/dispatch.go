@@ -91,7 +91,7 @@ type reply struct {
 	refused bool
 }
 
-// prepare checks a request's era, _meta, version and method and builds the Request a
+// prepare checks a request's era, _meta, version and method and builds the [Request] a
 // handler will see. The error is the JSON-RPC error to answer with.
 func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg

@@ -35,6 +35,13 @@
 // names 2026-07-28 is answered statelessly; a client that sends initialize gets the
 // legacy session semantics.
 //
+// Every request takes one path whatever the transport: the connection's session admits
+// it (an id in flight once, cancellable by notifications/cancelled), [Server] prepares
+// it for its revision, [Middleware] installed with [Server.Use] wraps the handler, and
+// observers installed with [Server.Observe] (the audit log, [Audit]) see the encoded
+// response. Tools, resources, templates and prompts are kept in registration order
+// and follow one rule: a change after serving began notifies listening clients once.
+//
 // What not every server needs lives in packages of its own, so a binary links only
 // what it uses: package auth (OAuth resource server: bearer tokens, Protected
 // Resource Metadata, per-tool scopes; an [HTTPAuthenticator]), package auth/jwt (JWT
@@ -45,15 +52,15 @@
 // a failure is an isError result naming each bad field. mcpkit checks the keywords its
 // generated schemas use itself (type, properties, required, additionalProperties,
 // items, enum, const, bounds, lengths, pattern, anyOf/oneOf/allOf/not); a hand-written
-// schema with others ($ref, if/then/else, …) needs ServerOptions.SchemaCompiler, for
+// schema with others ($ref, if/then/else, …) needs [ServerOptions].SchemaCompiler, for
 // which package schemafull offers a complete 2020-12 validator. Registering such a tool
 // without one panics, so no keyword is silently left unchecked.
 //
 // Handlers return Go values and errors. A Go error from a tool becomes a tool result
-// with isError set (the model can read it and correct itself); an *Error becomes a
-// JSON-RPC error. Request.Elicit, Request.Sample and Request.ListRoots ask the client
+// with isError set (the model can read it and correct itself); an *[Error] becomes a
+// JSON-RPC error. [Request.Elicit], [Request.Sample] and [Request.ListRoots] ask the client
 // for input: on a legacy session they send a server-to-client request and wait; on
-// 2026-07-28 they make the handler return ErrInputRequired, mcpkit answers
+// 2026-07-28 they make the handler return [ErrInputRequired], mcpkit answers
 // input_required with a signed requestState, and runs the handler again with the
 // answers when the client retries.
 package mcpkit

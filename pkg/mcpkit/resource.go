@@ -32,7 +32,7 @@ type ResourceTemplate struct {
 }
 
 // ResourceHandler reads a resource. vars holds the template variables when the URI
-// matched a template. Return ResourceNotFound(uri) for a URI that names nothing.
+// matched a template. Return [ResourceNotFound](uri) for a URI that names nothing.
 type ResourceHandler func(ctx context.Context, req *Request, uri string, vars map[string]string) (*ReadResourceResult, error)
 
 // ResourceLister lists resources that are not registered one by one (files, tables):

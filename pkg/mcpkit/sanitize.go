@@ -101,7 +101,7 @@ func TruncateText(s string, max int) (string, bool) {
 	return s[:cut], true
 }
 
-// CleanText is SanitizeText followed by TruncateText: the one call for a text field
+// CleanText is [SanitizeText] followed by [TruncateText]: the one call for a text field
 // that comes from an untrusted source and flows back to a model.
 func CleanText(s string, max int) (string, bool) {
 	return TruncateText(SanitizeText(s), max)

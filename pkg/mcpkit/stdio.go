@@ -304,7 +304,7 @@ func (w *inlineWatch) runInline(job func()) bool {
 }
 
 // Watch timing: see inlineWatch. The first long request after a pause is handed over
-// within idleTick (the Buffered check in ServeStdio hands over at once when more
+// within idleTick (the Buffered check in [Server.ServeStdio] hands over at once when more
 // messages are waiting); an idle connection costs 1/idleTick wake-ups a second for
 // parkAfter, then none.
 const (

@@ -8,8 +8,8 @@ import (
 	"reflect"
 )
 
-// Tool describes a tool. AddTool fills InputSchema and OutputSchema from the handler's
-// Go types; set them yourself only for AddRawTool.
+// Tool describes a tool. [AddTool] fills InputSchema and OutputSchema from the handler's
+// Go types; set them yourself only for [Server.AddRawTool].
 type Tool struct {
 	Name         string           `json:"name"`
 	Title        string           `json:"title,omitempty"`
@@ -39,7 +39,7 @@ func ReadOnly() *ToolAnnotations {
 }
 
 // ToolHandlerFor handles a typed tool call. Returning a Go error makes the result
-// isError with the error's message; returning *Error (or ErrInputRequired) answers
+// isError with the error's message; returning *[Error] (or [ErrInputRequired]) answers
 // with that protocol error (or an input_required result) instead.
 type ToolHandlerFor[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
 

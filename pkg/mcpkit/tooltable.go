@@ -14,7 +14,7 @@ package mcpkit
 //
 //	s.AddTools(tools(db)...)
 type ServerTool struct {
-	// Tool is the tool as the table declares it (AddTool generates the schemas it
+	// Tool is the tool as the table declares it ([AddTool] generates the schemas it
 	// leaves empty): its name and annotations let a server select rows before
 	// registering them.
 	Tool *Tool

@@ -104,7 +104,7 @@ type result interface{ base() *resultBase }
 type emptyResult struct{ resultBase }
 
 // CallToolResult is the result of tools/call. Typed handlers never build one; raw
-// handlers (AddRawTool) do.
+// handlers ([Server.AddRawTool]) do.
 type CallToolResult struct {
 	resultBase
 	Content           []Content `json:"content"`
