@@ -62,10 +62,11 @@ var (
 // AddTool registers a typed tool. The input schema is generated from In (a struct) and
 // every call's arguments are validated against it before h runs. The output schema is
 // generated from Out and the result carries structuredContent plus its JSON as text
-// ([JSONText]), with two exceptions. If Out is *CallToolResult, h builds the result
-// itself. If Out is any (and t sets no OutputSchema), the tool publishes no output
-// schema, as in the Go SDK: a result that is a JSON object still comes as
-// structuredContent and text, any other value as text only.
+// ([JSONText]; the output's own text instead when Out is a [TextRenderer]), with two
+// exceptions. If Out is *CallToolResult, h builds the result itself. If Out is any
+// (and t sets no OutputSchema), the tool publishes no output schema, as in the Go SDK:
+// a result that is a JSON object still comes as structuredContent and text, any other
+// value as text only.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {
