@@ -19,9 +19,20 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         map[string]any   `json:"_meta,omitempty"`
-	// Scopes are the OAuth scopes a caller needs for this tool over authorized HTTP.
+	// Scopes are the OAuth scopes a caller needs for this tool over authorized HTTP,
+	// besides the scopes every request needs: a call without one of them is refused
+	// with 403 insufficient_scope naming them, and Protected Resource Metadata lists
+	// them in scopes_supported. Every tool that changes something carries its
+	// server's write scope ([WriteScope]).
 	Scopes []string `json:"-"`
 }
+
+// WriteScope is the scope of the tools that change something on a server, by the
+// naming scheme of the servers here: "<name>:write", where name is the short name
+// of what the server serves ("files:write", "db:write", "github:write",
+// "errors:write"). A token with only the scopes every request needs can then read
+// but not write.
+func WriteScope(name string) string { return name + ":write" }
 
 // ToolAnnotations are hints about a tool's behaviour. mcpkit always sends all four
 // hints, so a tool says what it does instead of leaving clients to assume defaults.
