@@ -33,6 +33,15 @@ type ServerOptions struct {
 	StateKey []byte
 	// StateTTL bounds how long a requestState stays valid (default 10 minutes).
 	StateTTL time.Duration
+	// ReplayGuard remembers the requestStates already used, so each is good for one
+	// retry and a finished confirmation sent again repeats nothing. nil: an in-memory
+	// guard of this process (NewReplayGuard). Instances behind one load balancer can
+	// share one to refuse a replay sent to another instance as well.
+	ReplayGuard ReplayGuard
+	// NoConfirm makes Request.Confirm return nil without asking the user: for
+	// unattended agents whose host already confirms each call. The servers of this
+	// repository set it from their --no-confirm flag.
+	NoConfirm bool
 	// PageSize is the number of items per page of list results (default 100).
 	PageSize int
 	// ListTTL is the ttlMs hint on list results and server/discover (default 60 s; a
@@ -77,6 +86,7 @@ type Server struct {
 	observers      []Observer
 
 	hub      *hub
+	replay   ReplayGuard
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
 	// SetStateKey); otherwise serve.Serve may take one from the environment.
@@ -110,6 +120,10 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrent <= 0 {
 		s.opts.MaxConcurrent = 64
+	}
+	s.replay = s.opts.ReplayGuard
+	if s.replay == nil {
+		s.replay = NewReplayGuard(0)
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {

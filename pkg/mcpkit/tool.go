@@ -208,7 +208,7 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if args[0] != '{' {
 		return nil, InvalidParams(`tools/call "arguments" must be an object`)
 	}
-	if err := s.resume(req, p, args); err != nil {
+	if err := s.resume(ctx, req, p, args); err != nil {
 		return nil, err
 	}
 	if msg := rt.validate(args); msg != "" {

@@ -57,7 +57,7 @@ type noInput struct{}
 // tools is the server's tool table in tools/list order: the read tools, each run in
 // a READ ONLY transaction that is rolled back (see readonly.go and catalog.go), then
 // execute, which a ReadOnly server (no --allow-writes) leaves out.
-func tools(db *DB) []mcpkit.ServerTool {
+func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 	o := db.Options()
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -115,7 +115,7 @@ func tools(db *DB) []mcpkit.ServerTool {
 		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
 			return db.Activity(ctx)
 		}),
-		executeTool(db),
+		executeTool(db, confirm),
 	}
 }
 
