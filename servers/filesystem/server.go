@@ -33,6 +33,7 @@ func New(cfg Config, roots *Roots) *mcpkit.Server {
 		Instructions: instructions,
 		Logger:       cfg.Logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 	})
 	a := &access{roots: roots}
 	s.AddTools(tools(a)...)

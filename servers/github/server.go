@@ -38,6 +38,7 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		Instructions: instructions(backend),
 		Logger:       logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 	})
 	for _, e := range catalog(backend) {

@@ -36,6 +36,7 @@ func New(cfg Config, db *DB) *mcpkit.Server {
 		Instructions: instructions(db, cfg.AllowWrites),
 		Logger:       logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 	})
 	s.AddTools(tools(db)...)
