@@ -25,6 +25,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// writeScope is the OAuth scope write_note needs over authorized HTTP.
+var writeScope = mcpkit.WriteScope("notes")
+
 // New builds the server: everything it exposes is in the table below.
 func New(cfg Config) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: "mcp-server-hello", Version: mcpkit.Version}, &mcpkit.ServerOptions{
@@ -32,6 +35,9 @@ func New(cfg Config) *mcpkit.Server {
 		Logger:       cfg.Logger,
 		ReadOnly:     !cfg.AllowWrites,
 		NoConfirm:    cfg.NoConfirm,
+		// Over authorized HTTP every tool not marked read-only (write_note) needs
+		// notes:write, so a token with only the deployment's --auth-scopes reads.
+		WriteScope: writeScope,
 	})
 	asks := " The user confirms first."
 	if cfg.NoConfirm {

@@ -23,6 +23,12 @@ type ServerOptions struct {
 	// ReadOnly makes AddTool skip every tool whose annotations do not say ReadOnlyHint,
 	// so a read-only server does not expose write tools at all.
 	ReadOnly bool
+	// WriteScope, when set, is added to the Scopes of every tool registered whose
+	// annotations do not say ReadOnlyHint (the tools ReadOnly leaves out), by every
+	// registration path: over authorized HTTP a token then needs it for any tool that
+	// changes something, and Protected Resource Metadata lists it. The servers here set
+	// it to their [WriteScope] ("files:write"), so no write tool can be added without it.
+	WriteScope string
 	// SchemaCompiler validates the arguments of tools whose input schema uses JSON
 	// Schema keywords beyond those mcpkit checks itself (see internal/argschema): $ref,
 	// if/then/else, patternProperties and the like. schemafull.Compile is a complete

@@ -38,6 +38,7 @@ func New(cfg Config, roots *Roots) *mcpkit.Server {
 		Logger:       cfg.Logger,
 		ReadOnly:     !cfg.AllowWrites,
 		NoConfirm:    cfg.NoConfirm,
+		WriteScope:   writeScope,
 	})
 	a := &access{roots: roots}
 	s.AddTools(tools(a, !cfg.NoConfirm)...)

@@ -21,11 +21,17 @@ type ListAllowedDirectoriesOutput struct {
 	NarrowedByClientRoots bool     `json:"narrowedByClientRoots,omitempty" jsonschema_description:"True when the client's roots narrowed the server's directories for this session"`
 }
 
+// writeScope is the OAuth scope every tool that changes files needs over authorized
+// HTTP (files:write): New's server adds it to each tool of the table not marked
+// read-only, so a token with only the deployment's --auth-scopes reads but never
+// writes.
+var writeScope = mcpkit.WriteScope("files")
+
 const boundedNote = " Results are bounded: when truncated is true the result was cut and hint says how to get the rest."
 
 // tools is the server's tool table in tools/list order: the read tools, then the
 // tools that change files, which the ReadOnly server New builds without AllowWrites
-// leaves out (none of them is marked read-only). confirm says whether the writes that
+// leaves out (none of them is marked read-only) and which need writeScope. confirm says whether the writes that
 // destroy something ask the user first (not with --no-confirm); see confirm.go.
 func tools(a *access, confirm bool) []mcpkit.ServerTool {
 	writeAsks, editAsks, moveAsks := "Replacing an existing file asks the user to confirm first, showing its size and first lines; creating a new file does not. To change part of an existing file use edit_file instead.",

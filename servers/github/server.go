@@ -41,6 +41,7 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		Instructions: instructions(backend),
 		Logger:       logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 		NoConfirm:    cfg.NoConfirm,
 	})

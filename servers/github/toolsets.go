@@ -22,6 +22,12 @@ type toolEntry struct {
 
 func (e toolEntry) writes() bool { return !e.Tool.Annotations.ReadOnlyHint }
 
+// writeScope is the OAuth scope every tool that writes to GitHub needs over
+// authorized HTTP (github:write): New's server adds it to each tool not marked
+// read-only, so a token with only the deployment's --auth-scopes reads but never
+// writes. (GitHub's own permissions, those of GITHUB_TOKEN, apply besides.)
+var writeScope = mcpkit.WriteScope("github")
+
 // catalog is the server's tool table over backend b, every tool in tools/list order:
 // per toolset, reads first; confirm says whether writes ask the user (not with
 // --no-confirm). Only New runs its handlers; ToolNames and Selection pass a nil b, as

@@ -39,6 +39,7 @@ func New(cfg Config, db *DB) *mcpkit.Server {
 		Instructions: instructions(db, cfg.AllowWrites, !cfg.NoConfirm),
 		Logger:       logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 		NoConfirm:    cfg.NoConfirm,
 	})

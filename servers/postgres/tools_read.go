@@ -54,9 +54,15 @@ type explainInput struct {
 
 type noInput struct{}
 
+// writeScope is the OAuth scope execute (every tool not marked read-only) needs over
+// authorized HTTP (db:write): New's server adds it to each such tool, so a token with
+// only the deployment's --auth-scopes can query but not write.
+var writeScope = mcpkit.WriteScope("db")
+
 // tools is the server's tool table in tools/list order: the read tools, each run in
 // a READ ONLY transaction that is rolled back (see readonly.go and catalog.go), then
-// execute, which a ReadOnly server (no --allow-writes) leaves out.
+// execute, which a ReadOnly server (no --allow-writes) leaves out and which needs
+// writeScope.
 func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 	o := db.Options()
 	return []mcpkit.ServerTool{
