@@ -36,21 +36,21 @@ const explainPrefix = "EXPLAIN (FORMAT JSON, VERBOSE) "
 
 // IndexAdvice is suggest_indexes' answer.
 type IndexAdvice struct {
-	Measured bool              `json:"measured" jsonschema_description:"True when HypoPG measured the candidates; false: they come from the plans only"`
-	Missing  string            `json:"missing,omitempty" jsonschema_description:"What is missing (HypoPG, pg_stat_statements) and how to set it up"`
-	Queries  []AdvisedQuery    `json:"queries" jsonschema_description:"The queries analyzed; effects refer to them by position (0-based)"`
-	Indexes  []IndexSuggestion `json:"indexes" jsonschema_description:"Suggested indexes, best first; none is created"`
+	Measured bool              `json:"measured" jsonschema_description:"True when HypoPG measured the candidates"`
+	Missing  string            `json:"missing,omitempty" jsonschema_description:"What is missing, and the setup"`
+	Queries  []AdvisedQuery    `json:"queries" jsonschema_description:"Queries analyzed; effects refer to them by position"`
+	Indexes  []IndexSuggestion `json:"indexes" jsonschema_description:"Suggestions, best first; nothing is created"`
 	mcpkit.Truncation
 }
 
 // AdvisedQuery is one query analyzed.
 type AdvisedQuery struct {
-	Query       string  `json:"query" jsonschema_description:"The query, cut to 1000 bytes"`
+	Query       string  `json:"query" jsonschema_description:"The query (first 1000 bytes)"`
 	Calls       int64   `json:"calls,omitempty" jsonschema_description:"Executions (workload)"`
 	TotalMs     float64 `json:"totalMs,omitempty" jsonschema_description:"Total execution time in ms (workload)"`
-	GenericPlan bool    `json:"genericPlan,omitempty" jsonschema_description:"Planned without parameter values (generic plan)"`
+	GenericPlan bool    `json:"genericPlan,omitempty" jsonschema_description:"Planned without parameter values"`
 	Cost        float64 `json:"cost,omitempty" jsonschema_description:"Planner's total cost now"`
-	Candidates  int     `json:"candidates" jsonschema_description:"Candidate indexes found in its plan"`
+	Candidates  int     `json:"candidates" jsonschema_description:"Candidates found in its plan"`
 	Skipped     string  `json:"skipped,omitempty" jsonschema_description:"Why it was not analyzed"`
 }
 
@@ -58,10 +58,10 @@ type AdvisedQuery struct {
 type IndexSuggestion struct {
 	Table          string        `json:"table" jsonschema_description:"Schema-qualified table"`
 	Columns        []string      `json:"columns" jsonschema_description:"Index columns in order"`
-	Reason         string        `json:"reason" jsonschema_description:"Plan parts the columns come from: filter, join, sort"`
-	Statement      string        `json:"statement" jsonschema_description:"CREATE INDEX CONCURRENTLY statement to run yourself"`
+	Reason         string        `json:"reason" jsonschema_description:"Where the columns come from: filter, join, sort"`
+	Statement      string        `json:"statement" jsonschema_description:"CREATE INDEX CONCURRENTLY to run yourself"`
 	EstimatedBytes int64         `json:"estimatedBytes,omitempty" jsonschema_description:"HypoPG's size estimate"`
-	Speedup        float64       `json:"speedup,omitempty" jsonschema_description:"Best planner cost before / after among the queries"`
+	Speedup        float64       `json:"speedup,omitempty" jsonschema_description:"Best cost before / after"`
 	Effects        []IndexEffect `json:"effects" jsonschema_description:"Queries it helps"`
 }
 
@@ -69,7 +69,7 @@ type IndexSuggestion struct {
 type IndexEffect struct {
 	Query      int     `json:"query" jsonschema_description:"Position in queries"`
 	CostBefore float64 `json:"costBefore,omitempty" jsonschema_description:"Planner cost without the index"`
-	CostAfter  float64 `json:"costAfter,omitempty" jsonschema_description:"Planner cost with the hypothetical index"`
+	CostAfter  float64 `json:"costAfter,omitempty" jsonschema_description:"Planner cost with it"`
 }
 
 // SuggestIndexes proposes indexes for one statement (sql, with params for its

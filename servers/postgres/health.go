@@ -67,28 +67,28 @@ var healthChecks = []healthCheckDef{
 
 // HealthReport is the outcome of the health checks.
 type HealthReport struct {
-	Status string        `json:"status" jsonschema_description:"Worst status of the checks run: ok, unknown, warning, critical"`
-	Checks []HealthCheck `json:"checks" jsonschema_description:"One entry per check run"`
+	Status string        `json:"status" jsonschema_description:"Worst status of the checks run"`
+	Checks []HealthCheck `json:"checks" jsonschema_description:"Per check"`
 }
 
 // HealthCheck is one check's answer.
 type HealthCheck struct {
-	Check        string          `json:"check" jsonschema_description:"indexes, vacuum, sequences, constraints, connections, cache or replication"`
-	Status       string          `json:"status" jsonschema_description:"ok, warning, critical, or unknown when the check could not run"`
-	Summary      string          `json:"summary" jsonschema_description:"What was checked, with the numbers"`
-	Thresholds   string          `json:"thresholds" jsonschema_description:"The thresholds this check applies"`
-	Findings     []HealthFinding `json:"findings,omitempty" jsonschema_description:"Each problem found, worst first"`
-	MoreFindings int             `json:"moreFindings,omitempty" jsonschema_description:"Findings left out beyond the first 20"`
+	Check        string          `json:"check" jsonschema_description:"Check name"`
+	Status       string          `json:"status" jsonschema_description:"ok, warning, critical; unknown if it could not run"`
+	Summary      string          `json:"summary" jsonschema_description:"What was checked, with numbers"`
+	Thresholds   string          `json:"thresholds" jsonschema_description:"Thresholds applied"`
+	Findings     []HealthFinding `json:"findings,omitempty" jsonschema_description:"Problems, worst first"`
+	MoreFindings int             `json:"moreFindings,omitempty" jsonschema_description:"Findings left out after 20"`
 }
 
 // HealthFinding is one problem.
 type HealthFinding struct {
 	Status string  `json:"status" jsonschema_description:"warning or critical"`
-	Kind   string  `json:"kind" jsonschema_description:"What is wrong, e.g. unused index, dead tuples, sequence near its maximum"`
-	Object string  `json:"object" jsonschema_description:"The index, table, sequence, constraint, database, session or slot"`
-	Value  float64 `json:"value" jsonschema_description:"The measured number (unit in detail)"`
-	Limit  float64 `json:"threshold" jsonschema_description:"The threshold it crossed"`
-	Detail string  `json:"detail" jsonschema_description:"The numbers and the thresholds, in words"`
+	Kind   string  `json:"kind" jsonschema_description:"What is wrong, e.g. unused index"`
+	Object string  `json:"object" jsonschema_description:"What it is about"`
+	Value  float64 `json:"value" jsonschema_description:"Measured number (unit in detail)"`
+	Limit  float64 `json:"threshold" jsonschema_description:"Threshold crossed"`
+	Detail string  `json:"detail" jsonschema_description:"Numbers and thresholds in words"`
 }
 
 // Health runs the named checks (all when names is empty) in one read-only transaction

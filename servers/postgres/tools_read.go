@@ -55,10 +55,10 @@ type explainInput struct {
 type noInput struct{}
 
 type topQueriesInput struct {
-	OrderBy      string `json:"orderBy,omitempty" jsonschema:"enum=total_time,enum=mean_time,enum=calls,enum=io" jsonschema_description:"Rank by total_time (default), mean_time, calls or io (blocks read and spilled)"`
+	OrderBy      string `json:"orderBy,omitempty" jsonschema:"enum=total_time,enum=mean_time,enum=calls,enum=io" jsonschema_description:"Rank by (default total_time); io: blocks read and spilled"`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"How many, at most 50 (default 10)"`
 	MinCalls     int64  `json:"minCalls,omitempty" jsonschema_description:"Only statements called at least this often"`
-	AllDatabases bool   `json:"allDatabases,omitempty" jsonschema_description:"Every database, not only this one"`
+	AllDatabases bool   `json:"allDatabases,omitempty" jsonschema_description:"All databases, not just this one"`
 }
 
 type healthInput struct {
@@ -66,10 +66,10 @@ type healthInput struct {
 }
 
 type suggestIndexesInput struct {
-	SQL      string `json:"sql,omitempty" jsonschema_description:"One statement to tune (any plannable statement, without EXPLAIN); omit to tune the top queries of pg_stat_statements"`
+	SQL      string `json:"sql,omitempty" jsonschema_description:"One statement to tune, without EXPLAIN; omit for the top queries"`
 	Params   Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … as in query; omit for a generic plan"`
-	Limit    int    `json:"limit,omitempty" jsonschema_description:"Without sql: how many top queries, at most 10 (default 5)"`
-	MinCalls int64  `json:"minCalls,omitempty" jsonschema_description:"Without sql: only queries called at least this often"`
+	Limit    int    `json:"limit,omitempty" jsonschema_description:"Without sql: top queries to tune, at most 10 (default 5)"`
+	MinCalls int64  `json:"minCalls,omitempty" jsonschema_description:"Without sql: only those called at least this often"`
 }
 
 // tools is the server's tool table in tools/list order: the read tools, each run in
@@ -152,8 +152,8 @@ func tools(db *DB) []mcpkit.ServerTool {
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name: "suggest_indexes",
-			Description: "Suggest indexes for one statement, or for the top queries when sql is omitted: candidates from the plan's filters, joins and sorts, " +
-				"measured with HypoPG hypothetical indexes (planner cost before and after, size). Returns CREATE INDEX CONCURRENTLY statements; creates nothing.",
+			Description: "Suggest indexes for one statement, or for the top queries if sql is omitted: columns of the plan's filters, joins and sorts, " +
+				"measured as HypoPG hypothetical indexes (planner cost before/after, size). Returns CREATE INDEX CONCURRENTLY statements; creates nothing.",
 			Annotations: mcpkit.ReadOnly(),
 		}, func(ctx context.Context, req *mcpkit.Request, in suggestIndexesInput) (*IndexAdvice, error) {
 			params, err := in.Params.values()

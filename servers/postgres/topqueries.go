@@ -31,16 +31,16 @@ var topQueryOrders = map[string]string{
 
 // TopQueries is what pg_stat_statements says cost the most.
 type TopQueries struct {
-	OrderBy    string     `json:"orderBy" jsonschema_description:"What the queries are ranked by"`
+	OrderBy    string     `json:"orderBy" jsonschema_description:"Ranking used"`
 	Queries    []TopQuery `json:"queries" jsonschema_description:"Most costly first"`
-	StatsSince *time.Time `json:"statsSince,omitempty" jsonschema_description:"When pg_stat_statements was last reset: the numbers cover the time since"`
-	Missing    string     `json:"missing,omitempty" jsonschema_description:"Set when pg_stat_statements is not usable: what is missing and the setup"`
+	StatsSince *time.Time `json:"statsSince,omitempty" jsonschema_description:"Last reset of pg_stat_statements: the numbers cover the time since"`
+	Missing    string     `json:"missing,omitempty" jsonschema_description:"Why there are no statistics, and the setup"`
 	mcpkit.Truncation
 }
 
 // TopQuery is one normalized statement from pg_stat_statements.
 type TopQuery struct {
-	Query          string  `json:"query" jsonschema_description:"Normalized text: constants are $1, $2, …"`
+	Query          string  `json:"query" jsonschema_description:"Normalized text (constants as $1, $2, …)"`
 	QueryTruncated bool    `json:"queryTruncated,omitempty" jsonschema_description:"True when query was cut"`
 	QueryID        string  `json:"queryId" jsonschema_description:"pg_stat_statements queryid"`
 	Database       string  `json:"database" jsonschema_description:"Database"`
@@ -48,11 +48,11 @@ type TopQuery struct {
 	Calls          int64   `json:"calls" jsonschema_description:"Executions"`
 	TotalMs        float64 `json:"totalMs" jsonschema_description:"Total execution time, ms"`
 	MeanMs         float64 `json:"meanMs" jsonschema_description:"Mean execution time, ms"`
-	Rows           int64   `json:"rows" jsonschema_description:"Rows returned or affected, all calls"`
-	SharedHit      int64   `json:"sharedBlocksHit" jsonschema_description:"Shared buffer hits (8 KiB blocks)"`
-	BlocksRead     int64   `json:"blocksRead" jsonschema_description:"Blocks read outside shared buffers (shared + local)"`
-	TempBlocks     int64   `json:"tempBlocks" jsonschema_description:"Temporary blocks read and written (sorts, hashes spilling to disk)"`
-	PercentOfTime  float64 `json:"percentOfTime" jsonschema_description:"Share of the total execution time of the statements considered"`
+	Rows           int64   `json:"rows" jsonschema_description:"Rows, all calls"`
+	SharedHit      int64   `json:"sharedBlocksHit" jsonschema_description:"Shared buffer hits (blocks)"`
+	BlocksRead     int64   `json:"blocksRead" jsonschema_description:"Blocks read from outside shared buffers"`
+	TempBlocks     int64   `json:"tempBlocks" jsonschema_description:"Temp blocks read and written (spills)"`
+	PercentOfTime  float64 `json:"percentOfTime" jsonschema_description:"Percent of the total time of the statements considered"`
 }
 
 // extInfo is an installed extension: the schema its objects live in, and its version.
