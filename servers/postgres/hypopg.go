@@ -11,7 +11,8 @@ import (
 // HypoPG (https://github.com/HypoPG/hypopg) makes hypothetical indexes: entries in the
 // backend's memory that the planner sees in EXPLAIN (without ANALYZE) as if the index
 // existed. hypopg_create_index writes no catalog row and takes no transaction ID
-// (HypoPG 1.3 gives them fake OIDs below 16384 unless hypopg.use_real_oids is set), so
+// (HypoPG 1.3.1, the version tested, gives them fake OIDs below 16384 unless
+// hypopg.use_real_oids is set; a real OID comes from the OID counter, no row), so
 // it works inside the READ ONLY transactions every read runs in; TestHypoPGReadOnly
 // checks both facts against the server. What it does leave is session state a
 // rollback does not undo: the hypothetical indexes themselves, and the library, loaded

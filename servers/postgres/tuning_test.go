@@ -218,7 +218,7 @@ func TestHypoPGReadOnly(t *testing.T) {
 // sessionState is what a later call must find as a fresh connection has it.
 func sessionState(t *testing.T, db *DB) (pid any, state string) {
 	t.Helper()
-	res, err := db.Query(context.Background(), `SELECT pg_backend_pid(), (SELECT count(*) FROM hypopg()),
+	res, err := db.Query(context.Background(), `SELECT pg_backend_pid(), (SELECT count(*) FROM hypopg_list_indexes), (SELECT count(*) FROM hypopg()),
  current_setting('plan_cache_mode'), current_setting('statement_timeout'), current_setting('transaction_read_only'),
  (SELECT count(*) FROM pg_prepared_statements WHERE name NOT LIKE 'stmtcache%' AND name NOT LIKE 'mcpkit%'),
  (SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = 'public')`, nil)
