@@ -60,6 +60,7 @@ type IndexSuggestion struct {
 	Columns        []string      `json:"columns" jsonschema_description:"Index columns in order"`
 	Reason         string        `json:"reason" jsonschema_description:"Where the columns come from: filter, join, sort"`
 	Statement      string        `json:"statement" jsonschema_description:"CREATE INDEX CONCURRENTLY to run yourself"`
+	Measured       bool          `json:"measured" jsonschema_description:"False: from the plan only, not checked with HypoPG"`
 	EstimatedBytes int64         `json:"estimatedBytes,omitempty" jsonschema_description:"HypoPG's size estimate"`
 	Speedup        float64       `json:"speedup,omitempty" jsonschema_description:"Best cost before / after"`
 	Effects        []IndexEffect `json:"effects" jsonschema_description:"Queries it helps"`
@@ -284,7 +285,7 @@ func (a *advisor) run(ctx context.Context, sql string, enc [][]byte, limit int, 
 		}
 		s := IndexSuggestion{Table: g.cand.schema + "." + g.cand.table, Columns: g.cand.columns,
 			Reason: strings.Join(g.cand.reasons, "+"), Statement: "CREATE INDEX CONCURRENTLY ON " + g.quoted + ";",
-			EstimatedBytes: g.bytes, Effects: g.effects}
+			Measured: out.Measured, EstimatedBytes: g.bytes, Effects: g.effects}
 		if g.speedup > 0 {
 			s.Speedup = round3(g.speedup)
 		}

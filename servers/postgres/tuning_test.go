@@ -147,7 +147,7 @@ func checkAdvice(t *testing.T, advice map[string]any, query string) {
 		t.Fatalf("no index suggested: %s", jsonAt(t, advice))
 	}
 	best := idx[0].(map[string]any)
-	if best["table"] != "public.shop_orders" || jsonAt(t, best["columns"]) != `["customer_id"]` || best["reason"] != "filter" {
+	if best["table"] != "public.shop_orders" || jsonAt(t, best["columns"]) != `["customer_id"]` || best["reason"] != "filter" || best["measured"] != true {
 		t.Fatalf("best suggestion %s; want public.shop_orders (customer_id) from the filter", jsonAt(t, best))
 	}
 	if s, _ := best["speedup"].(float64); s < 10 {
@@ -422,7 +422,7 @@ func TestTuningWithoutExtensions(t *testing.T) {
 	}
 	var got []string
 	for _, ix := range adv.Indexes {
-		if ix.Speedup != 0 || ix.EstimatedBytes != 0 || ix.Effects[0].CostAfter != 0 {
+		if ix.Measured || ix.Speedup != 0 || ix.EstimatedBytes != 0 || ix.Effects[0].CostAfter != 0 {
 			t.Errorf("unmeasured suggestion with measurements: %+v", ix)
 		}
 		got = append(got, fmt.Sprintf("%s(%s) %s", ix.Table, strings.Join(ix.Columns, ","), ix.Reason))
