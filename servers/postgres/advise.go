@@ -103,6 +103,18 @@ func (db *DB) SuggestIndexes(ctx context.Context, sql string, params []any, limi
 
 	ctx, cancel := db.callContext(ctx)
 	defer cancel()
+	out, err := db.suggestOnce(ctx, sql, enc, limit, minCalls, progress, true)
+	if err == errRetry {
+		out, err = db.suggestOnce(ctx, sql, enc, limit, minCalls, progress, false)
+	}
+	return out, err
+}
+
+// suggestOnce is one attempt of SuggestIndexes on one pooled connection. With
+// mayRetry, a connection found lost at BEGIN (which did nothing) resets the pool and
+// yields errRetry, as reads do (see lost.go).
+func (db *DB) suggestOnce(ctx context.Context, sql string, enc [][]byte, limit int, minCalls int64,
+	progress func(done, total int, msg string), mayRetry bool) (*IndexAdvice, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, db.connError(err)
@@ -120,6 +132,10 @@ func (db *DB) SuggestIndexes(ctx context.Context, sql string, params []any, limi
 
 	a := &advisor{db: db, conn: conn, pc: pc, progress: progress}
 	if err := a.begin(ctx); err != nil {
+		if mayRetry && ctx.Err() == nil && lostConnection(err) {
+			db.forgetConnections()
+			return nil, errRetry
+		}
 		return nil, a.brokenError(ctx, err)
 	}
 	out, runErr := a.run(ctx, sql, enc, limit, minCalls)
