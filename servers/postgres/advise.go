@@ -517,8 +517,9 @@ func (a *advisor) sqlError(err error, sql string, offset int, s step) error {
 }
 
 // filterCandidates keeps the candidates on ordinary tables (and materialized views) of
-// user schemas whose columns exist, drops those an existing valid btree index already
-// covers (same leading columns), and quotes them for SQL.
+// user schemas whose columns exist, drops those that the leading columns of an
+// existing valid btree index (without expressions or predicate) already cover, and
+// quotes them for SQL.
 func (a *advisor) filterCandidates(ctx context.Context, cands []candidateIndex) ([]measured, error) {
 	if len(cands) == 0 {
 		return nil, nil
@@ -539,7 +540,7 @@ func (a *advisor) filterCandidates(ctx context.Context, cands []candidateIndex) 
  array(SELECT array_to_string(array(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
      JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= i.indnkeyatts ORDER BY k.ord), chr(31))
    FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam
-   WHERE i.indrelid = c.oid AND i.indisvalid AND i.indpred IS NULL AND am.amname = 'btree')
+   WHERE i.indrelid = c.oid AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL AND am.amname = 'btree')
  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  JOIN unnest($1::text[], $2::text[]) w(s, t) ON w.s = n.nspname AND w.t = c.relname
  WHERE c.relkind IN ('r', 'm') AND `+userNamespaces, schemas, tables)
