@@ -56,6 +56,11 @@
 // which package schemafull offers a complete 2020-12 validator. Registering such a tool
 // without one panics, so no keyword is silently left unchecked.
 //
+// A typed tool's output goes out as structuredContent plus the same JSON as text (an
+// output that is a [TextRenderer] as its text alone), and no output schema is
+// published unless [ServerOptions].OutputSchemas asks for it: no host shows output
+// schemas to the model, which pays for every byte of tools/list it is shown.
+//
 // Handlers return Go values and errors. A Go error from a tool becomes a tool result
 // with isError set (the model can read it and correct itself); an *[Error] becomes a
 // JSON-RPC error. [Request.Elicit], [Request.Sample] and [Request.ListRoots] ask the client

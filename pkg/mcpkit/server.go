@@ -44,6 +44,21 @@ type ServerOptions struct {
 	// guard of this process (NewReplayGuard). Instances behind one load balancer can
 	// share one to refuse a replay sent to another instance as well.
 	ReplayGuard ReplayGuard
+	// OutputSchemas publishes each tool's output schema in tools/list, and then every
+	// typed tool's result carries its structuredContent as the schema says (the spec
+	// requires it of a tool with an output schema). Off by default, the one policy of
+	// the servers here: no host puts an outputSchema in front of the model (VS Code
+	// and Claude Code pass it only name, description and inputSchema), yet it is most
+	// of a typed tool's tools/list bytes, and validating clients (the TypeScript and
+	// Python SDKs, Claude Code) turn any mismatch into a failed call. Without it a
+	// result whose JSON is an object still comes as structuredContent plus the same
+	// JSON as text (valid for clients that use it); any other value, and an output
+	// that renders as text ([TextRenderer]), comes as text only: VS Code and Claude
+	// Code give the model JSON.stringify(structuredContent) in place of the text
+	// blocks whenever structuredContent is present, which would turn a file's lines
+	// back into an escaped JSON string. Turn it on for programmatic clients that want
+	// the typed values of every tool.
+	OutputSchemas bool
 	// NoConfirm makes Request.Confirm return nil without asking the user: for
 	// unattended agents whose host already confirms each call. The servers of this
 	// repository set it from their --no-confirm flag.

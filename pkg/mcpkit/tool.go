@@ -10,7 +10,8 @@ import (
 )
 
 // Tool describes a tool. [AddTool] fills InputSchema and OutputSchema from the handler's
-// Go types; set them yourself only for [Server.AddRawTool].
+// Go types; set them yourself only for [Server.AddRawTool]. An OutputSchema is
+// published only when [ServerOptions].OutputSchemas is set.
 type Tool struct {
 	Name         string           `json:"name"`
 	Title        string           `json:"title,omitempty"`
@@ -73,13 +74,20 @@ var (
 )
 
 // AddTool registers a typed tool. The input schema is generated from In (a struct) and
-// every call's arguments are validated against it before h runs. The output schema is
-// generated from Out and the result carries structuredContent plus its JSON as text
-// ([JSONText]; the output's own text instead when Out is a [TextRenderer]), with two
-// exceptions. If Out is *CallToolResult, h builds the result itself. If Out is any
-// (and t sets no OutputSchema), the tool publishes no output schema, as in the Go SDK:
-// a result that is a JSON object still comes as structuredContent and text, any other
-// value as text only.
+// every call's arguments are validated against it before h runs. What the result
+// carries follows [ServerOptions].OutputSchemas, the one output policy:
+//
+//   - Off (the default): no output schema is published. An output whose JSON is an
+//     object comes as structuredContent plus that JSON as text ([JSONText]); an output
+//     that is a [TextRenderer] comes as its MCPText only; any other value as its JSON
+//     text only; nil (or a nil pointer) as an empty result.
+//   - On: the output schema is generated from Out (unless t sets one) and published,
+//     and the result carries structuredContent plus its JSON as text (the output's
+//     MCPText instead when Out is a [TextRenderer]). If Out is any and t sets no
+//     OutputSchema, the tool publishes none and answers as when the option is off, as
+//     in the Go SDK.
+//
+// If Out is *CallToolResult, h builds the result itself either way.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {
@@ -90,6 +98,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	if !raw && !untyped && len(tool.OutputSchema) == 0 {
 		tool.OutputSchema = SchemaFor[Out]()
 	}
+	typed := !raw && !untyped && s.opts.OutputSchemas
 	s.addTool(tool, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -99,13 +108,13 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 		if err != nil {
 			return nil, err
 		}
-		if raw {
+		switch {
+		case raw:
 			return any(out).(*CallToolResult), nil
+		case typed:
+			return structuredResult(out)
 		}
-		if untyped {
-			return untypedResult(out)
-		}
-		return structuredResult(out)
+		return untypedResult(out)
 	})
 }
 
@@ -129,12 +138,15 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 		tool.Scopes = append(slices.Clip(tool.Scopes), w) // the caller's slice stays as it was
 	}
 	rt := &registeredTool{tool: tool, handler: h}
+	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
+	if !s.opts.OutputSchemas {
+		rt.tool.OutputSchema = nil // the one output policy: see ServerOptions.OutputSchemas
+	}
 	var err error
 	if rt.validate, err = s.compileArguments(tool.InputSchema); err != nil {
 		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
-	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
 	s.tools.put(tool.Name, rt)
 }
 

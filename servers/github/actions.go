@@ -32,13 +32,13 @@ const (
 type ListWorkflowRunsInput struct {
 	Owner    string `json:"owner"`
 	Repo     string `json:"repo"`
-	Workflow string `json:"workflow,omitempty" jsonschema_description:"Workflow file name (ci.yml) or ID"`
-	Branch   string `json:"branch,omitempty" jsonschema_description:"Head branch"`
-	Event    string `json:"event,omitempty" jsonschema_description:"Trigger event such as push"`
-	Status   string `json:"status,omitempty" jsonschema_description:"Status or conclusion such as failure"`
-	Actor    string `json:"actor,omitempty" jsonschema_description:"Login that started the run"`
+	Workflow string `json:"workflow,omitempty" jsonschema_description:"File name (ci.yml) or ID"`
+	Branch   string `json:"branch,omitempty"`
+	Event    string `json:"event,omitempty" jsonschema_description:"Such as push"`
+	Status   string `json:"status,omitempty" jsonschema_description:"Or conclusion, such as failure"`
+	Actor    string `json:"actor,omitempty" jsonschema_description:"Login that started it"`
 	Page     int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage  int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage  int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // WorkflowRun is one run of a workflow.
@@ -71,9 +71,9 @@ type WorkflowRunList struct {
 type JobLogInput struct {
 	Owner string `json:"owner"`
 	Repo  string `json:"repo"`
-	JobID int64  `json:"jobId,omitempty" jsonschema_description:"Job ID (or give runId)"`
-	RunID int64  `json:"runId,omitempty" jsonschema_description:"Run ID: reads its first failed job"`
-	Lines int    `json:"lines,omitempty" jsonschema_description:"Lines from the end (default 100)" jsonschema:"minimum=1,maximum=500"`
+	JobID int64  `json:"jobId,omitempty" jsonschema_description:"Or give runId"`
+	RunID int64  `json:"runId,omitempty" jsonschema_description:"Reads its first failed job"`
+	Lines int    `json:"lines,omitempty" jsonschema_description:"From the end" jsonschema:"minimum=1,maximum=500,default=100"`
 }
 
 // JobStep is one step of a job.
