@@ -74,6 +74,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 				"Use it for an overview of a project's layout; use list_directory for one directory with details and search_files to find particular names. " +
 				"Bounded by maxDepth and maxEntries." + boundedNote,
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).DirectoryTree)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -106,6 +107,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 				"Skips what .gitignore files ignore and the .git directory by default; leave out more with excludePatterns. " +
 				"Shallower matches come first and the list stops at maxResults." + boundedNote,
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFiles)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -116,6 +118,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 				"Limit the files searched with include (a glob) and excludePatterns; binary files, files over maxFileBytes and what .gitignore ignores are skipped. " +
 				"The list stops at maxResults matching lines." + boundedNote,
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFileContents)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -73,11 +74,13 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 				"One statement per call, values as $1, $2 params, add a LIMIT: at most %d rows and about %s come back "+
 				"(truncated=true when cut). Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows, sizeText(o.MaxBytes)),
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // a long query: a task for clients with the Tasks extension
+		}, func(ctx context.Context, req *mcpkit.Request, in queryInput) (*QueryResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "query")()
 			return db.Query(ctx, in.SQL, params)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -106,11 +109,13 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 			Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used and estimated costs and rows. " +
 				"Use it before running a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // EXPLAIN ANALYZE runs the statement
+		}, func(ctx context.Context, req *mcpkit.Request, in explainInput) (*ExplainResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "explain_query")()
 			return db.Explain(ctx, in.SQL, params, in.Analyze)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -134,4 +139,37 @@ func sizeText(n int) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// progressEvery is how often a running statement reports progress.
+const progressEvery = 250 * time.Millisecond
+
+// reportRunning reports, while a statement runs, how long it has been running (in
+// seconds, increasing; no total, since PostgreSQL cannot tell how much is left): to a
+// client that asked for progress, or as the statusMessage of a call running as a task.
+// The returned stop ends the reports. The statement itself is cancelled on the
+// server (a cancel request) when ctx ends: see watchContext.
+func reportRunning(ctx context.Context, req *mcpkit.Request, what string) (stop func()) {
+	ctx = mcpkit.WithProgress(ctx, req, progressEvery/2) // the ticker paces the reports
+	if !mcpkit.ProgressReported(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				el := time.Since(start).Seconds()
+				mcpkit.ReportProgress(ctx, el, 0, fmt.Sprintf("%s running for %.1f s", what, el))
+			}
+		}
+	}()
+	return func() { close(done) }
 }
