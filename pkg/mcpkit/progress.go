@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -59,4 +60,39 @@ func ReportProgress(ctx context.Context, done, total float64, message string) {
 func ProgressReported(ctx context.Context) bool {
 	_, ok := ctx.Value(progressKey{}).(*progressMeter)
 	return ok
+}
+
+// ReportElapsed reports, every interval while work whose extent is unknown runs (a
+// database statement, a remote search), how long it has run: progress is the seconds
+// so far (increasing, no total), the message "<what> running for N s". It goes to a
+// client that asked for progress, or becomes the statusMessage of a call running as
+// a task; when nobody listens it starts nothing. Call the returned stop when the work
+// ends. The reports also end with ctx.
+func ReportElapsed(ctx context.Context, req *Request, every time.Duration, what string) (stop func()) {
+	if every <= 0 {
+		every = 250 * time.Millisecond
+	}
+	ctx = WithProgress(ctx, req, every/2) // the ticker paces the reports
+	if !ProgressReported(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				el := time.Since(start).Seconds()
+				ReportProgress(ctx, el, 0, what+" running for "+strconv.FormatFloat(el, 'f', 1, 64)+" s")
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
 }

@@ -97,6 +97,20 @@ func TestProgressAndCancelOverALargeTree(t *testing.T) {
 				t.Fatalf("search_file_contents: %v %+v", err, res)
 			}
 			took := time.Since(start)
+			// The client hands notifications to its handler on its own goroutine: the
+			// last ones may still be on their way when the result is returned.
+			for wait := time.Now().Add(2 * time.Second); time.Now().Before(wait); time.Sleep(5 * time.Millisecond) {
+				rec.mu.Lock()
+				n := len(rec.values)
+				last := 0.0
+				if n > 0 {
+					last = rec.values[n-1]
+				}
+				rec.mu.Unlock()
+				if last == files+files/1000 {
+					break
+				}
+			}
 			if txt := realclient.GoSDKText(res); !strings.Contains(txt, `"filesSearched":50000`) || !strings.Contains(txt, "the needle is here") {
 				t.Fatalf("search result: %.300s", txt)
 			}

@@ -141,35 +141,13 @@ func sizeText(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// progressEvery is how often a running statement reports progress.
+// progressEvery is how often a running statement reports progress: to a client that
+// asked for progress, how long it has run (in seconds, increasing; no total, since
+// PostgreSQL cannot tell how much is left); for a call running as a task, as its
+// statusMessage. The statement itself is cancelled on the server (a cancel request)
+// when the call's context ends: see watchContext.
 const progressEvery = 250 * time.Millisecond
 
-// reportRunning reports, while a statement runs, how long it has been running (in
-// seconds, increasing; no total, since PostgreSQL cannot tell how much is left): to a
-// client that asked for progress, or as the statusMessage of a call running as a task.
-// The returned stop ends the reports. The statement itself is cancelled on the
-// server (a cancel request) when ctx ends: see watchContext.
 func reportRunning(ctx context.Context, req *mcpkit.Request, what string) (stop func()) {
-	ctx = mcpkit.WithProgress(ctx, req, progressEvery/2) // the ticker paces the reports
-	if !mcpkit.ProgressReported(ctx) {
-		return func() {}
-	}
-	done := make(chan struct{})
-	start := time.Now()
-	go func() {
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				el := time.Since(start).Seconds()
-				mcpkit.ReportProgress(ctx, el, 0, fmt.Sprintf("%s running for %.1f s", what, el))
-			}
-		}
-	}()
-	return func() { close(done) }
+	return mcpkit.ReportElapsed(ctx, req, progressEvery, what)
 }
