@@ -39,6 +39,8 @@ func addTaskTools(s *mcpkit.Server) {
 			for time.Since(start) < total {
 				step := min(100*time.Millisecond, total-time.Since(start))
 				if err := pause(ctx, step); err != nil {
+					// The scale-out test reads this line to see the work stop.
+					req.Logger().Info("slow_compute stopped", "label", in.Label, "reason", err)
 					return nil, err
 				}
 				req.Progress(time.Since(start).Seconds(), in.Seconds, fmt.Sprintf("%.1f of %g seconds", time.Since(start).Seconds(), in.Seconds))
