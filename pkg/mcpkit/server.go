@@ -227,7 +227,7 @@ func (s *Server) capabilities() ServerCapabilities {
 		c.Logging = &struct{}{}
 	}
 	if s.tasks.capable.Load() {
-		c.Extensions = map[string]any{ExtensionTasks: struct{}{}}
+		c.Extensions = tasksExtensionCaps
 	}
 	return c
 }

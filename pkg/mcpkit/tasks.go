@@ -77,6 +77,10 @@ func (c *ClientCapabilities) HasExtension(name string) bool {
 	return ok && string(v) != "null"
 }
 
+// tasksExtensionCaps is the extensions member of the server's capabilities when it
+// has tools that may run as tasks; shared by every request, never changed.
+var tasksExtensionCaps = map[string]any{ExtensionTasks: struct{}{}}
+
 // missingTasksExtension is the -32021 error naming the extension.
 func missingTasksExtension(format string, args ...any) *Error {
 	return &Error{Code: CodeMissingClientCapability, Message: fmt.Sprintf(format, args...),
@@ -202,12 +206,14 @@ type toolOutcome struct {
 // call runs a tool for a client that declared the extension: inline while the work
 // fits the budget, as a task after (see the comment at the top of this file).
 func (m *taskManager) call(ctx context.Context, req *Request, rt *registeredTool, args json.RawMessage) (any, error) {
-	run := &taskRun{m: m, req: req, tool: rt.tool.Name, started: make(chan struct{}), ready: make(chan struct{}),
-		finished: make(chan struct{}), recorded: make(chan struct{}), poked: make(chan struct{}, 1), progressed: make(chan struct{}, 1), changedCh: make(chan struct{})}
+	// Only what the inline path needs is made here; the rest when it becomes a task
+	// (claimTask, begin), so a call answered inline costs little more than any other.
+	run := &taskRun{m: m, req: req, tool: rt.tool.Name, started: make(chan struct{})}
 	req.task = run
 	// The work outlives the request once it is a task, so its context ends only
-	// when the request ends before that, the task is cancelled, or the TTL runs out.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.ttl)
+	// when the request ends before that, the task is cancelled, or the TTL runs out
+	// (armed in begin).
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	run.wctx, run.cancelFn = wctx, cancel
 	done := make(chan toolOutcome, 1)
 	go func() { done <- m.s.runToolSafe(wctx, req, rt, args) }()
@@ -215,11 +221,14 @@ func (m *taskManager) call(ctx context.Context, req *Request, rt *registeredTool
 	defer budget.Stop()
 	select {
 	case o := <-done:
-		if rt.tool.TaskSupport != TaskRequired || errors.Is(o.err, ErrInputRequired) || ctx.Err() != nil || !run.claimTask() {
+		inline := errors.Is(o.err, ErrInputRequired) || ctx.Err() != nil ||
+			(rt.tool.TaskSupport != TaskRequired && !run.inTask()) || !run.claimTask()
+		if inline {
 			cancel()
 			return inlineAnswer(o)
 		}
-		// A task-required tool whose work is already done: a task that has ended.
+		// A task-required tool (or one that called StartTask) whose work is already
+		// done: a task that has ended.
 		st, err := m.create(ctx, req, rt.tool.Name, func(st *TaskState) { m.settle(st, run, o) })
 		cancel()
 		if err != nil {
@@ -306,7 +315,7 @@ func (m *taskManager) settle(st *TaskState, run *taskRun, o toolOutcome) {
 	case reason == stopShutdown:
 		st.Status, st.Error = TaskFailed, &Error{Code: CodeInternalError, Message: "the server instance running this task shut down before it finished; call the tool again"}
 		st.StatusMessage = st.Error.Message
-	case errors.Is(o.err, context.DeadlineExceeded) && run.wctx.Err() == context.DeadlineExceeded:
+	case reason == stopTTL:
 		st.Status, st.Error = TaskFailed, &Error{Code: CodeInternalError, Message: fmt.Sprintf("the task did not finish within %s, this server's limit for a task", m.ttl)}
 		st.StatusMessage = st.Error.Message
 	case errors.As(o.err, &rpcErr):
@@ -360,6 +369,7 @@ const (
 	stopCancelled
 	stopShutdown
 	stopEnded // ended elsewhere (failed as lost, or expired)
+	stopTTL   // ran for the whole TTL
 )
 
 // Phases of a call that may become a task.
@@ -396,6 +406,7 @@ type taskRun struct {
 	changedCh chan struct{} // closed and replaced when last changes
 	stop      int
 	progress  string
+	ttl       *time.Timer // ends the work when the TTL runs out
 }
 
 // claimTask makes the call a task unless it is committed to answering inline, and
@@ -405,6 +416,9 @@ func (r *taskRun) claimTask() bool {
 	defer r.mu.Unlock()
 	if r.phase == phaseInline {
 		r.phase = phaseTask
+		r.ready = make(chan struct{})
+		r.finished, r.recorded = make(chan struct{}), make(chan struct{})
+		r.poked, r.progressed, r.changedCh = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
 	}
 	return r.phase == phaseTask
 }
@@ -430,11 +444,13 @@ func (r *taskRun) inTask() bool {
 func (r *taskRun) begin(st *TaskState, running bool) {
 	r.mu.Lock()
 	r.id, r.last = st.ID, st
+	ready := r.ready
 	r.mu.Unlock()
-	close(r.ready)
+	close(ready)
 	if !running {
 		return
 	}
+	r.ttl = time.AfterFunc(r.m.ttl, func() { r.cancelWork(stopTTL) })
 	r.m.mu.Lock()
 	r.m.running[st.ID] = r
 	r.m.mu.Unlock()
@@ -445,8 +461,9 @@ func (r *taskRun) begin(st *TaskState, running bool) {
 func (r *taskRun) abort(err error) {
 	r.mu.Lock()
 	r.createErr = err
+	ready := r.ready
 	r.mu.Unlock()
-	close(r.ready)
+	close(ready)
 }
 
 func (r *taskRun) stopReason() int {
@@ -560,6 +577,7 @@ func (r *taskRun) refresh(ctx context.Context, renew bool) {
 func (r *taskRun) finish(done <-chan toolOutcome) {
 	o := <-done
 	m := r.m
+	r.ttl.Stop()
 	close(r.finished)
 	defer close(r.recorded)
 	m.mu.Lock()
@@ -587,8 +605,11 @@ func (r *taskRun) finish(done <-chan toolOutcome) {
 // input asks the client for every request of reqs through the task (tasks/get
 // inputRequests) and waits until tasks/update, sent to any instance, answered them all.
 func (r *taskRun) input(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+	r.mu.Lock()
+	ready := r.ready
+	r.mu.Unlock()
 	select {
-	case <-r.ready:
+	case <-ready:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -684,9 +705,10 @@ func (r *taskRun) taken(ctx context.Context, got map[string]json.RawMessage) {
 func (r *taskRun) setProgress(msg string) {
 	r.mu.Lock()
 	r.progress = msg
+	ch := r.progressed
 	r.mu.Unlock()
 	select {
-	case r.progressed <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
