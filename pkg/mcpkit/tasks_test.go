@@ -485,3 +485,19 @@ func TestTasksOfADeadInstanceFail(t *testing.T) {
 	}
 	t.Logf("b reported the task failed %v after a died (lease %v): %s", time.Since(died).Round(time.Millisecond), lease, got.Error.Message)
 }
+
+// TestTasksExpireAfterTheTTL: a task and its result are kept TaskTTL after its last
+// change, and answered as unknown after that; ttlMs says so.
+func TestTasksExpireAfterTheTTL(t *testing.T) {
+	s, _ := newTaskServer(t, &mcpkit.ServerOptions{TaskTTL: 400 * time.Millisecond, TaskBudget: 50 * time.Millisecond})
+	c := mcpkittest.Connect(t, s, mcpkit.Revision20260728, &mcpkittest.Options{Capabilities: tasksCaps})
+	tk := decodeTask(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 100}}))
+	done := pollTask(t, c, tk.TaskID, mcpkit.TaskCompleted)
+	if done.TTLMs == nil || *done.TTLMs < 400 {
+		t.Fatalf("ttlMs %v: want at least the TTL", done.TTLMs)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if r := c.Request("tasks/get", map[string]any{"taskId": tk.TaskID}); r.Error == nil || r.Error.Code != mcpkit.CodeInvalidParams {
+		t.Fatalf("an expired task: %s", r.Raw)
+	}
+}
