@@ -79,6 +79,28 @@ type ServerOptions struct {
 	// ErrorReporter, when set, receives handler panics and internal errors (for
 	// example sentryreport.New). It is called on the request's goroutine.
 	ErrorReporter ErrorReporter
+
+	// Tasks (the Tasks extension, for tools with TaskSupport; see tasks.go).
+
+	// TaskStore keeps task state (nil: NewMemoryTaskStore, this process only).
+	// Instances behind one load balancer need one shared store (package
+	// taskstore/redis), as they need one StateKey.
+	TaskStore TaskStore
+	// TaskBudget is how long a call of a tool with TaskSupport, from a client that
+	// declared the extension, may run before it is answered as a task (default
+	// DefaultTaskBudget, 250 ms). Work that ends sooner is answered inline.
+	TaskBudget time.Duration
+	// TaskTTL is how long a task and its result are kept after the task last
+	// changed (default DefaultTaskTTL, one hour); its ttlMs counts from its creation
+	// to that time. It also bounds how long a task's work may run.
+	TaskTTL time.Duration
+	// TaskPollInterval is the pollIntervalMs suggested to clients (default 1 s).
+	TaskPollInterval time.Duration
+	// TaskLease is how long a task's work is taken to be running on an instance
+	// after that instance last said so (it renews it every third of it): a task
+	// whose instance stopped is reported failed once the lease has run out (default
+	// DefaultTaskLease, 15 s).
+	TaskLease time.Duration
 }
 
 // Server holds what an MCP server exposes and answers requests for it over any
@@ -107,6 +129,7 @@ type Server struct {
 	observers      []Observer
 
 	hub      *hub
+	tasks    *taskManager
 	replay   ReplayGuard
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
@@ -142,6 +165,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxConcurrent <= 0 {
 		s.opts.MaxConcurrent = 64
 	}
+	s.tasks = newTaskManager(s, &s.opts)
 	s.replay = s.opts.ReplayGuard
 	if s.replay == nil {
 		s.replay = NewReplayGuard(0)
@@ -216,6 +240,9 @@ func (s *Server) capabilities() ServerCapabilities {
 	}
 	if s.logging {
 		c.Logging = &struct{}{}
+	}
+	if s.tasks.capable.Load() {
+		c.Extensions = tasksExtensionCaps
 	}
 	return c
 }

@@ -28,6 +28,13 @@ type Tool struct {
 	// server's write scope ([WriteScope]), which [ServerOptions].WriteScope adds to
 	// every tool not marked read-only.
 	Scopes []string `json:"-"`
+	// TaskSupport says whether calls may run as tasks of the Tasks extension
+	// ([ExtensionTasks]): [TaskOptional] for work that may take long (a call from a
+	// client that declared the extension becomes a task once it outlasts
+	// ServerOptions.TaskBudget), [TaskRequired] for a tool served only as a task.
+	// The handler is the same either way (see tasks.go). The extension defines no
+	// tool-level field for this, so it is not sent in tools/list.
+	TaskSupport TaskSupport `json:"-"`
 }
 
 // WriteScope is the scope of the tools that change something on a server, by the
@@ -147,6 +154,13 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
+	switch tool.TaskSupport {
+	case TaskForbidden:
+	case TaskOptional, TaskRequired:
+		s.tasks.capable.Store(true)
+	default:
+		panic(fmt.Sprintf("mcpkit: tool %q has an unknown TaskSupport %q", tool.Name, tool.TaskSupport))
+	}
 	s.tools.put(tool.Name, rt)
 }
 
@@ -204,6 +218,7 @@ type callParams struct {
 	Arguments      json.RawMessage            `json:"arguments"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	RequestState   string                     `json:"requestState"`
+	TaskID         string                     `json:"taskId"` // tasks/get, tasks/update, tasks/cancel
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
@@ -219,6 +234,10 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if rt == nil {
 		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
 	}
+	withTasks := req.Modern() && req.Meta.ClientCapabilities.HasExtension(ExtensionTasks)
+	if rt.tool.TaskSupport == TaskRequired && !withTasks {
+		return nil, missingTasksExtension("tool %q runs only as a task, which needs the %s extension: the client did not declare it in this request's capabilities", p.Name, ExtensionTasks)
+	}
 	args := p.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -232,6 +251,20 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if msg := rt.validate(args); msg != "" {
 		return ToolError(fmt.Sprintf("invalid arguments for tool %s: %s", p.Name, msg)), nil
 	}
+	if withTasks && rt.tool.TaskSupport != TaskForbidden {
+		return s.tasks.call(ctx, req, rt, args)
+	}
+	res, err := s.runTool(ctx, req, rt, args)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runTool runs a tool's handler on validated arguments and makes its result one
+// tools/call answers with: a Go error becomes an isError result, an *Error,
+// ErrInputRequired or the end of ctx is returned as an error.
+func (s *Server) runTool(ctx context.Context, req *Request, rt *registeredTool, args json.RawMessage) (*CallToolResult, error) {
 	res, err := rt.handler(ctx, req, args)
 	if err != nil {
 		var rpcErr *Error

@@ -49,7 +49,7 @@ func tools(b Backend, remote bool) []mcpkit.ServerTool {
 	}
 	return []mcpkit.ServerTool{
 		readTool(ToolListProjects, descListProjects, ann, b.ListProjects),
-		readTool(ToolSearchIssues, descSearchIssues, ann, b.SearchIssues),
+		searchTool(remote, ann, b.SearchIssues),
 		readTool(ToolGetIssue, descGetIssue, ann, b.GetIssue),
 		readTool(ToolGetEvent, descGetEvent, ann, b.GetEvent),
 		readTool(ToolListIssueEvents, descListIssueEvents, ann, b.ListIssueEvents),
@@ -69,6 +69,22 @@ func tools(b Backend, remote bool) []mcpkit.ServerTool {
 func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
 	return mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: ann},
 		func(ctx context.Context, _ *mcpkit.Request, in In) (any, error) {
+			return op(ctx, in)
+		})
+}
+
+// searchTool is the row of search_issues. Over Sentry a search can take seconds (a
+// wide window, a busy organization, a rate limit to wait out): it then reports how
+// long it has run to a client that asked for progress, and runs as a task
+// (TaskOptional) for a client with the Tasks extension once it outlasts mcpkit's
+// budget. The local store answers from memory and does neither.
+func searchTool[In, Out any](remote bool, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
+	if !remote {
+		return readTool(ToolSearchIssues, descSearchIssues, ann, op)
+	}
+	return mcpkit.NewServerTool(&mcpkit.Tool{Name: ToolSearchIssues, Description: descSearchIssues, Annotations: ann, TaskSupport: mcpkit.TaskOptional},
+		func(ctx context.Context, req *mcpkit.Request, in In) (any, error) {
+			defer mcpkit.ReportElapsed(ctx, req, 0, "the Sentry search")()
 			return op(ctx, in)
 		})
 }

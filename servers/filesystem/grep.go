@@ -111,7 +111,7 @@ func (rs *Roots) SearchFileContents(ctx context.Context, in SearchFileContentsIn
 		out.Visited = 1
 		return out, nil
 	}
-	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries searched"},
 		func(e *walkEntry) error {
 			if !e.info.Mode().IsRegular() {
 				return nil

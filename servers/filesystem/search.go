@@ -58,7 +58,7 @@ func (rs *Roots) SearchFiles(ctx context.Context, in SearchFilesInput) (SearchFi
 		return SearchFilesOutput{}, err
 	}
 	out := SearchFilesOutput{Path: display, Matches: []FileMatch{}}
-	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries examined"},
 		func(e *walkEntry) error {
 			if !pattern.match(e.rel) {
 				return nil

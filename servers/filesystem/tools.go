@@ -73,6 +73,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 			Description: "Show a directory's tree several levels deep as a flat list of relative paths with types and file sizes, breadth first: a project's layout. " +
 				"list_directory shows one directory with details.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).DirectoryTree)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -100,6 +101,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 			Description: "Find files and directories below path by name or relative path with a glob (*.go, README*, src/**/test_*.py, {a,b}), shallowest first. " +
 				"It matches names only, never file contents: to find text inside files use search_file_contents.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFiles)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -108,6 +110,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 			Description: "Search the files below path (or one file) for pattern, a regular expression (Go RE2) or, with literal, plain text, like grep (caseInsensitive ignores case): each matching line with its file, line number and contextLines around it; to find files by their name use search_files. " +
 				"Narrow with include (a glob); binary files and files over maxFileBytes are skipped.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFileContents)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{

@@ -72,7 +72,7 @@ func (rs *Roots) DirectoryTree(ctx context.Context, in DirectoryTreeInput) (Dire
 	}
 	out := DirectoryTreeOutput{Path: display, Entries: []TreeEntry{}}
 	deepest := false
-	visited, err := walkTree(ctx, root, rel, walkOptions{maxDepth: depth, gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{maxDepth: depth, gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries listed"},
 		func(e *walkEntry) error {
 			if len(out.Entries) == maxEntries {
 				out.Cut(fmt.Sprintf("stopped at maxEntries=%d; raise maxEntries (at most %d) or call again on a subdirectory or with exclude patterns", maxEntries, MaxTreeEntries))

@@ -267,7 +267,11 @@ func (b *Backend) GetJobLogTail(ctx context.Context, in JobLogInput) (JobLogTail
 	if resp.StatusCode != http.StatusOK {
 		return out, fmt.Errorf("%s: the log store answered %s; logs expire after the repository's retention period", what, resp.Status)
 	}
-	cr := newCappedReader(resp.Body, maxLogReadBytes)
+	var body io.Reader = resp.Body
+	if mcpkit.ProgressReported(ctx) {
+		body = &progressReader{r: resp.Body, ctx: ctx, total: resp.ContentLength}
+	}
+	cr := newCappedReader(body, maxLogReadBytes)
 	if err := scanLog(&out, cr, want); err != nil {
 		return out, b.fail(err, what)
 	}
@@ -342,4 +346,26 @@ func stripTimestamp(s string) string {
 		return s[i+2:]
 	}
 	return s
+}
+
+// progressReader reports the bytes of a download read so far, of its length when
+// the server sent one (mcpkit.ReportProgress: rate-bounded, and nothing at all
+// unless the client asked for progress or the call runs as a task).
+type progressReader struct {
+	r     io.Reader
+	ctx   context.Context
+	total int64 // -1: unknown
+	n     int64
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	total := max(p.total, 0)
+	msg := fmt.Sprintf("%d KiB of the log read", p.n>>10)
+	if total > 0 {
+		msg = fmt.Sprintf("%d of %d KiB of the log read", p.n>>10, total>>10)
+	}
+	mcpkit.ReportProgress(p.ctx, float64(p.n), float64(total), msg)
+	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -89,11 +90,13 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 			Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types; check names with describe_table first. "+
 				"At most %d rows come back: add a LIMIT. Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows),
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // a long query: a task for clients with the Tasks extension
+		}, func(ctx context.Context, req *mcpkit.Request, in queryInput) (*QueryResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "query")()
 			return db.Query(ctx, in.SQL, params)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -122,11 +125,13 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 			Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used, estimated costs and rows. " +
 				"Use it before a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // EXPLAIN ANALYZE runs the statement
+		}, func(ctx context.Context, req *mcpkit.Request, in explainInput) (*ExplainResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "explain_query")()
 			return db.Explain(ctx, in.SQL, params, in.Analyze)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -181,4 +186,15 @@ func sizeText(n int) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// progressEvery is how often a running statement reports progress: to a client that
+// asked for progress, how long it has run (in seconds, increasing; no total, since
+// PostgreSQL cannot tell how much is left); for a call running as a task, as its
+// statusMessage. The statement itself is cancelled on the server (a cancel request)
+// when the call's context ends: see watchContext.
+const progressEvery = 250 * time.Millisecond
+
+func reportRunning(ctx context.Context, req *mcpkit.Request, what string) (stop func()) {
+	return mcpkit.ReportElapsed(ctx, req, progressEvery, what)
 }
