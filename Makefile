@@ -80,8 +80,16 @@ lint:
 fmt:
 	@gofmt -w $$(git ls-files '*.go' | grep -v /testdata/)
 
+## tidy: go mod tidy in every module. go mod tidy ignores go.work, so a module that
+## requires the root module at its published version is tidied against this checkout
+## through a temporary replace, dropped again afterwards (published go.mod files have none)
 tidy:
-	@for d in $(MODULES); do (cd $$d && go mod tidy) || exit 1; done
+	@for d in $(MODULES); do \
+		(cd $$d && if grep -q '^[[:space:]]*github.com/mcpkit/reference v' go.mod; then \
+			go mod edit -replace=github.com/mcpkit/reference=$(CURDIR) && GOWORK=off go mod tidy; rc=$$?; \
+			go mod edit -dropreplace=github.com/mcpkit/reference; exit $$rc; \
+		else go mod tidy; fi) || exit 1; \
+	done
 
 clean:
 	rm -rf $(BIN) dist out
