@@ -54,7 +54,7 @@ func run(args []string) error {
 	out := fs.String("out", "", "output directory (modproxy)")
 	push := fs.String("push", "", "git remote to push the tags to, in order (tag)")
 	dist := fs.String("dist", filepath.Join(root, "dist"), "make dist's output directory (package)")
-	platforms := fs.String("platforms", "linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64", "platforms to package (package)")
+	platforms := fs.String("platforms", DefaultPlatforms, "platforms to package (package)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

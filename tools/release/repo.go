@@ -103,6 +103,10 @@ func FindServers(root string) ([]Server, error) {
 	return out, nil
 }
 
+// DefaultPlatforms are the platforms a release is built for: the Makefile's
+// PLATFORMS (TestPlatforms keeps the two equal).
+const DefaultPlatforms = "linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
+
 // Platform is one target of the release builds, as Go names it and as npm and MCP
 // Bundles name it.
 type Platform struct{ GOOS, GOARCH string }
