@@ -167,9 +167,10 @@ func Binary(cmd, version string, p Platform) string {
 }
 
 // ArtifactBase is the base name of the archives and bundles, as GoReleaser names
-// its archives: mcp-server-filesystem_1.2.3_linux_amd64 (version without the v).
+// its archives: mcp-server-filesystem_1.2.3_linux_amd64 (the version as NpmVersion
+// gives it: the tag without its v).
 func ArtifactBase(cmd, version string, p Platform) string {
-	return fmt.Sprintf("%s_%s_%s_%s", cmd, strings.TrimPrefix(version, "v"), p.GOOS, p.GOARCH)
+	return fmt.Sprintf("%s_%s_%s_%s", cmd, NpmVersion(version), p.GOOS, p.GOARCH)
 }
 
 // CheckReleaseVersion accepts a semantic version tag: v1.2.3 or v1.2.3-rc.1 (no
