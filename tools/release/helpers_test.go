@@ -88,15 +88,15 @@ var (
 )
 
 // builtDist builds every server for this machine's platform only, as make dist
-// builds each of its platforms (static, -trimpath, the version stamped in), into a
-// directory laid out like dist/, once per test binary.
+// builds each of its platforms (static, -trimpath, the version stamped in), into
+// dist/bin of a directory laid out like dist/, once per test binary.
 func builtDist(t testing.TB) string {
 	t.Helper()
 	root := repoRoot(t)
 	p := hostPlatform(t)
 	buildOnce.Do(func() {
 		buildDist = filepath.Join(scratch, "dist")
-		if buildErr = os.MkdirAll(buildDist, 0o755); buildErr != nil {
+		if buildErr = os.MkdirAll(filepath.Join(buildDist, "bin"), 0o755); buildErr != nil {
 			return
 		}
 		var wg sync.WaitGroup
@@ -110,7 +110,7 @@ func builtDist(t testing.TB) string {
 				defer func() { <-slots }()
 				cmd := exec.Command("go", "build", "-trimpath",
 					"-ldflags", "-s -w -X "+RootModule+"/pkg/mcpkit.Version="+testVersion,
-					"-o", filepath.Join(buildDist, Binary(s.Cmd, testVersion, p)), "./cmd/"+s.Cmd)
+					"-o", filepath.Join(buildDist, "bin", Binary(s.Cmd, testVersion, p)), "./cmd/"+s.Cmd)
 				cmd.Dir = s.Dir
 				cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK="+filepath.Join(root, "go.work"))
 				if out, err := cmd.CombinedOutput(); err != nil {
@@ -126,6 +126,44 @@ func builtDist(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return buildDist
+}
+
+var (
+	packageOnce sync.Once
+	packageErr  error
+)
+
+// packagedDist runs the package step of make dist (Package) on builtDist's binaries,
+// for this platform only, once per test binary: the archives, MCP Bundles, npm
+// tarballs (each main package still listing the packages of all six platforms) and
+// registry files the install tests then take apart. It needs npm and the pinned
+// MCP Bundle CLI (make npm): missing, the test fails in CI and is skipped elsewhere.
+func packagedDist(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	_, _, path := nodeTools(t)
+	require(t, CheckMCPB(root) == nil, "%v", CheckMCPB(root))
+	dist := builtDist(t)
+	packageOnce.Do(func() {
+		// npm pack runs on the PATH's Node; put the one nodeTools chose first.
+		old := os.Getenv("PATH")
+		os.Setenv("PATH", path)
+		defer os.Setenv("PATH", old)
+		var log strings.Builder
+		start := time.Now()
+		packageErr = Package(PackageConfig{
+			Root: root, Dist: dist, Version: testVersion,
+			Platforms: []Platform{hostPlatform(t)}, NpmPlatforms: allPlatforms,
+			Servers: servers(t), Log: &log,
+		})
+		if packageErr == nil {
+			t.Logf("package step for %s: %.1fs\n%s", hostPlatform(t), time.Since(start).Seconds(), log.String())
+		}
+	})
+	if packageErr != nil {
+		t.Fatal(packageErr)
+	}
+	return dist
 }
 
 // launch is how a test starts one server: what the server needs to answer

@@ -171,6 +171,12 @@ func WriteNpmPlatform(root, out string, s Server, version string, p Platform, bi
 	return dir, copyFile(binary, filepath.Join(dir, "bin", s.Cmd+p.Exe()), 0o755)
 }
 
+// NpmTarball is the file npm pack makes of package pkg at version:
+// mcpkit-mcp-server-x-linux-x64-1.2.3.tgz for @mcpkit/mcp-server-x-linux-x64.
+func NpmTarball(pkg, version string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(pkg, "@"), "/", "-") + "-" + NpmVersion(version) + ".tgz"
+}
+
 // NpmPack runs `npm pack` once for all the package directories, writing the
 // tarballs into dest, and returns their paths in the order of dirs.
 func NpmPack(ctx context.Context, npm string, env []string, dest string, dirs []string) ([]string, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"archive/tar"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -44,56 +43,39 @@ func npmEnv(t *testing.T, path, cache string) []string {
 	)
 }
 
-// TestNpx packs every npm package of every server with `npm pack` (the main
-// package, listing the packages of all six platforms as optional dependencies, and
-// this platform's package, holding the binary built as make dist builds it),
-// installs them from the tarballs with the registry unreachable (npm --offline, a
-// registry URL nobody answers, an empty cache), then starts each server the way
-// host configs do, through `npx --offline @mcpkit/mcp-server-<name>`: it must answer
+// TestNpx takes the npm tarballs make dist's package step packs with `npm pack`
+// (each server's main package, listing the packages of all six platforms as
+// optional dependencies, and this platform's package, holding the binary built as
+// make dist builds it), installs them with the registry unreachable (npm --offline, a
+// registry URL nobody answers, an empty cache), then starts each server the way host
+// configs do, through `npx --offline @mcpkit/mcp-server-<name>`: it must answer
 // tools/list over stdio and end when stdin closes. The launcher must also pass
 // stdout, stderr and the exit code through (--version, a refused start) and pass a
 // SIGTERM on to the server.
 func TestNpx(t *testing.T) {
 	if testing.Short() {
-		t.Skip("packs, installs and runs the npm packages")
+		t.Skip("installs and runs the npm packages")
 	}
 	npm, npx, path := nodeTools(t)
-	ctx := context.Background()
-	root := repoRoot(t)
 	srv := servers(t)
 	p := hostPlatform(t)
-	dist := builtDist(t)
+	dist := packagedDist(t)
 	tmp := t.TempDir()
-	pkgs := filepath.Join(tmp, "packages")
-	var dirs []string
-	for _, s := range srv {
-		main, err := WriteNpmMain(root, pkgs, s, testVersion, allPlatforms)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plat, err := WriteNpmPlatform(root, pkgs, s, testVersion, p, filepath.Join(dist, Binary(s.Cmd, testVersion, p)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, main, plat)
-	}
 	env := npmEnv(t, path, filepath.Join(tmp, "npm-cache"))
-	start := time.Now()
-	tarballs, err := NpmPack(ctx, npm, env, filepath.Join(tmp, "tarballs"), dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("npm pack of %d packages: %.1fs", len(dirs), time.Since(start).Seconds())
-	for i, s := range srv {
-		checkTarball(t, tarballs[2*i], map[string]int64{"package/package.json": 0o644, "package/bin/" + s.Cmd + ".js": 0o755, "package/README.md": 0o644, "package/LICENSE": 0o644})
-		checkTarball(t, tarballs[2*i+1], map[string]int64{"package/package.json": 0o644, "package/bin/" + s.Cmd + p.Exe(): 0o755})
+	var tarballs []string
+	for _, s := range srv {
+		main := filepath.Join(dist, "npm", NpmTarball(s.Package(), testVersion))
+		plat := filepath.Join(dist, "npm", NpmTarball(s.PlatformPackage(p), testVersion))
+		checkTarball(t, main, map[string]int64{"package/package.json": 0o644, "package/bin/" + s.Cmd + ".js": 0o755, "package/README.md": 0o644, "package/LICENSE": 0o644})
+		checkTarball(t, plat, map[string]int64{"package/package.json": 0o644, "package/bin/" + s.Cmd + p.Exe(): 0o755})
+		tarballs = append(tarballs, main, plat)
 	}
 
 	prefix := filepath.Join(tmp, "project")
 	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	start = time.Now()
+	start := time.Now()
 	install := exec.Command(npm, append([]string{"install", "--offline", "--no-audit", "--no-fund"}, tarballs...)...)
 	install.Dir = prefix
 	install.Env = env

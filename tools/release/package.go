@@ -24,8 +24,11 @@ import (
 type PackageConfig struct {
 	Root, Dist, Version string
 	Platforms           []Platform
-	Servers             []Server
-	Log                 io.Writer
+	// NpmPlatforms are the platform packages each main npm package lists as optional
+	// dependencies; Platforms when empty. (The tests build one platform but list all.)
+	NpmPlatforms []Platform
+	Servers      []Server
+	Log          io.Writer
 }
 
 // Package makes everything a release publishes from make dist's binaries, into Dist:
@@ -108,9 +111,13 @@ func Package(c PackageConfig) error {
 	fmt.Fprintf(c.Log, "package: %d archives and %d bundles (%.0fs)\n", len(jobs), len(jobs), time.Since(start).Seconds())
 
 	// npm: one npm pack for every package.
+	npmPlatforms := c.NpmPlatforms
+	if len(npmPlatforms) == 0 {
+		npmPlatforms = c.Platforms
+	}
 	var dirs []string
 	for _, s := range c.Servers {
-		d, err := WriteNpmMain(c.Root, filepath.Join(stage, "npm"), s, c.Version, c.Platforms)
+		d, err := WriteNpmMain(c.Root, filepath.Join(stage, "npm"), s, c.Version, npmPlatforms)
 		if err != nil {
 			return err
 		}
@@ -135,7 +142,7 @@ func Package(c PackageConfig) error {
 		if err != nil {
 			return err
 		}
-		stamped, err := RegistryServerJSON(raw, c.Version, c.Dist)
+		stamped, err := RegistryServerJSON(raw, c.Version, c.Dist, c.Platforms)
 		if err != nil {
 			return fmt.Errorf("%s/server.json: %v", s.Rel, err)
 		}
@@ -251,8 +258,9 @@ func sha256File(path string) (string, error) {
 // repository's file at version (SetServerJSONVersion), with the fileSha256 of each
 // MCPB package, read from the bundle of that name in dist. The registry requires
 // the hash of an MCPB package and checks it against the download; a bundle the
-// file names but dist lacks is an error.
-func RegistryServerJSON(raw []byte, version, dist string) ([]byte, error) {
+// file names but dist lacks is an error. MCPB packages of platforms not packaged
+// (a dist of fewer platforms than a release) are left out.
+func RegistryServerJSON(raw []byte, version, dist string, platforms []Platform) ([]byte, error) {
 	stamped, err := SetServerJSONVersion(raw, version)
 	if err != nil {
 		return nil, err
@@ -262,19 +270,28 @@ func RegistryServerJSON(raw []byte, version, dist string) ([]byte, error) {
 		return nil, err
 	}
 	pkgs, _ := doc["packages"].([]any)
+	var kept []any
 	for _, pk := range pkgs {
 		p, _ := pk.(map[string]any)
 		if p["registryType"] != "mcpb" {
+			kept = append(kept, pk)
 			continue
 		}
 		id, _ := p["identifier"].(string)
-		file := filepath.Join(dist, id[strings.LastIndexByte(id, '/')+1:])
-		sum, err := sha256File(file)
+		name := id[strings.LastIndexByte(id, '/')+1:]
+		if !slices.ContainsFunc(platforms, func(pl Platform) bool {
+			return strings.HasSuffix(name, "_"+pl.GOOS+"_"+pl.GOARCH+".mcpb")
+		}) {
+			continue
+		}
+		sum, err := sha256File(filepath.Join(dist, name))
 		if err != nil {
 			return nil, fmt.Errorf("MCPB package %s: %v", id, err)
 		}
 		p["fileSha256"] = sum
+		kept = append(kept, p)
 	}
+	doc["packages"] = kept
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
