@@ -280,7 +280,7 @@ func (l *Launch) fromCommand(words, env []string) error {
 			if !ok || server == "" {
 				return fmt.Errorf("npx %s: not a server package of this repository (%s/mcp-server-NAME) nor mcp-remote", w, NpmScope)
 			}
-			if !hasYes(words[1 : i+1]) && l.Host != "" {
+			if !hasYes(words[1:i+1]) && l.Host != "" {
 				return fmt.Errorf("npx without -y: npx asks before installing, and a host gives it no terminal to answer on")
 			}
 			l.Mode, l.Server, l.Args, l.Env = Npx, server, words[i+2:], env
