@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -127,6 +128,51 @@ func worktreeFiles(root, rel string) ([]proxyFile, error) {
 	return files, nil
 }
 
+// revisionFiles lists the files of the module in rel ("" for the root) at a git
+// revision, as the go command's module fetch sees them: what `git archive` puts in an
+// archive of the revision (so export-ignore attributes count), read into memory.
+func revisionFiles(root, rev, rel string) ([]proxyFile, error) {
+	args := []string{"-c", "core.autocrlf=input", "-c", "core.eol=lf", "archive", "--format=zip", rev}
+	if rel != "" {
+		args = append(args, rel)
+	}
+	out, err := gitRaw(root, args...)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(out), int64(len(out)))
+	if err != nil {
+		return nil, err
+	}
+	var files []proxyFile
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") || !f.Mode().IsRegular() {
+			continue
+		}
+		name := f.Name
+		if rel != "" {
+			if !strings.HasPrefix(name, rel+"/") {
+				continue
+			}
+			name = strings.TrimPrefix(name, rel+"/")
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			data = []byte{}
+		}
+		files = append(files, proxyFile{rel: name, data: data})
+	}
+	return files, nil
+}
+
 // WriteModuleVersion adds module mod (in directory rel of the repository, "" for the
 // root) at version to the file-based module proxy in dir: the .info, .mod and .zip
 // files and the version list the go command reads through GOPROXY=file://dir. The
@@ -170,21 +216,30 @@ func WriteModuleVersion(dir string, src ModuleSource, mod, rel, version string) 
 	if err != nil {
 		return err
 	}
+	var files []proxyFile
 	if src.Revision == "" {
-		var files []proxyFile
 		files, err = worktreeFiles(src.Root, rel)
-		if err == nil {
-			zfiles := make([]modzip.File, 0, len(files))
-			for _, f := range files {
-				if f.rel == "go.mod" {
-					f = proxyFile{rel: "go.mod", data: published}
-				}
-				zfiles = append(zfiles, f)
-			}
-			err = modzip.Create(zf, m, zfiles)
-		}
 	} else {
-		err = modzip.CreateFromVCS(zf, m, src.Root, src.Revision, rel)
+		files, err = revisionFiles(src.Root, src.Revision, rel)
+	}
+	if err == nil {
+		zfiles := make([]modzip.File, 0, len(files)+1)
+		haveLicense := false
+		for _, f := range files {
+			if f.rel == "go.mod" {
+				f = proxyFile{rel: "go.mod", data: published}
+			}
+			haveLicense = haveLicense || f.rel == "LICENSE"
+			zfiles = append(zfiles, f)
+		}
+		if !haveLicense && rel != "" {
+			// The go command puts the repository's LICENSE in a module zip of a
+			// subdirectory that has none of its own; so does this proxy.
+			if lic, lerr := os.ReadFile(filepath.Join(src.Root, "LICENSE")); lerr == nil {
+				zfiles = append(zfiles, proxyFile{rel: "LICENSE", data: lic})
+			}
+		}
+		err = modzip.Create(zf, m, zfiles)
 	}
 	if cerr := zf.Close(); err == nil {
 		err = cerr
