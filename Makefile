@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images dist release-prepare release-verify release-tag
+.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images dist package release-prepare release-verify release-tag
 
 all: build
 
@@ -58,6 +58,11 @@ dist:
 				-o ../../dist/bin/$${n}_$(VERSION)_$${os}_$${arch}$$ext ./cmd/$$n) || exit 1; \
 		done; \
 	done
+	@$(MAKE) --no-print-directory package
+
+## package: make dist's packaging alone, from the binaries already in dist/bin: archives,
+## MCP Bundles, npm packages and tarballs, registry server.json files, SHA256SUMS
+package:
 	@cd tools/release && go run . package -dist $(CURDIR)/dist -platforms '$(PLATFORMS)' $(VERSION)
 
 ## release-prepare VERSION=v1.2.3: set every version in the repository to VERSION (the

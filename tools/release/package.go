@@ -130,9 +130,28 @@ func Package(c PackageConfig) error {
 			dirs = append(dirs, d)
 		}
 	}
-	tarballs, err := NpmPack(ctx, npm, os.Environ(), filepath.Join(c.Dist, "npm"), dirs)
-	if err != nil {
-		return err
+	// Two npm processes, each packing half (npm packs one package at a time).
+	half := (len(dirs) + 1) / 2
+	var tarballs []string
+	var packErr [2]error
+	var packed [2][]string
+	var pwg sync.WaitGroup
+	for i, part := range [][]string{dirs[:half], dirs[half:]} {
+		if len(part) == 0 {
+			continue
+		}
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			packed[i], packErr[i] = NpmPack(ctx, npm, os.Environ(), filepath.Join(c.Dist, "npm"), part)
+		}()
+	}
+	pwg.Wait()
+	for i := range packed {
+		if packErr[i] != nil {
+			return packErr[i]
+		}
+		tarballs = append(tarballs, packed[i]...)
 	}
 	fmt.Fprintf(c.Log, "package: %d npm tarballs (%.0fs)\n", len(tarballs), time.Since(start).Seconds())
 
