@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
@@ -10,18 +11,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestPackage checks the rest of what make dist's package step makes (for this
 // platform; TestNpx and TestBundles take the npm tarballs and bundles apart): each
 // archive holds the binary, executable, with the license and the server's README;
 // SHA256SUMS lists every file with its right digest; and each registry server.json
-// is the repository's at the version, with the bundle's fileSha256.
+// is the repository's at the version, with the bundle's fileSha256, and valid
+// against the registry's schema (testdata/registry/server.schema.json at the root).
 func TestPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("packages the servers")
 	}
 	dist := packagedDist(t)
+	schema := registrySchema(t)
 	p := hostPlatform(t)
 	srv := servers(t)
 	nv := NpmVersion(testVersion)
@@ -58,6 +63,13 @@ func TestPackage(t *testing.T) {
 		raw, err := os.ReadFile(filepath.Join(dist, "registry", s.Name, "server.json"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(inst); err != nil {
+			t.Errorf("registry/%s/server.json does not validate against the registry schema:\n%v", s.Name, err)
 		}
 		var sj struct {
 			Version  string
@@ -137,4 +149,30 @@ func checkArchive(t *testing.T, path string, want map[string]int64) {
 			t.Errorf("%s: %s mode %o (present: %v), want %o", filepath.Base(path), name, got[name], got, mode)
 		}
 	}
+}
+
+// registrySchema compiles the MCP Registry's server.json schema the repository keeps
+// (testdata/registry, see SOURCE.md there), with format assertions on.
+func registrySchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	path := filepath.Join(repoRoot(t), "testdata", "registry", "server.schema.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := doc.(map[string]any)["$id"].(string)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
 }
