@@ -111,7 +111,7 @@ fmt:
 ## through a temporary replace, dropped again afterwards (published go.mod files have none)
 tidy:
 	@for d in $(MODULES); do \
-		(cd $$d && if grep -q '^[[:space:]]*github.com/mcpkit/reference v' go.mod; then \
+		(cd $$d && if grep -qE '(^|[[:space:]])github.com/mcpkit/reference v[0-9]' go.mod; then \
 			go mod edit -replace=github.com/mcpkit/reference=$(CURDIR) && GOWORK=off go mod tidy; rc=$$?; \
 			go mod edit -dropreplace=github.com/mcpkit/reference; exit $$rc; \
 		else go mod tidy; fi) || exit 1; \
