@@ -6,7 +6,7 @@ require (
 	github.com/getsentry/sentry-go v0.46.2
 	github.com/google/go-cmp v0.7.0
 	github.com/invopop/jsonschema v0.14.0
-	github.com/mcpkit/reference v0.0.0
+	github.com/mcpkit/reference v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -30,5 +30,3 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/mcpkit/reference => ../..
