@@ -197,15 +197,18 @@ func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
 	if diff := cmp.Diff([]string{"New"}, titles); diff != "" {
 		t.Errorf("issues after retention (-want +got):\n%s", diff)
 	}
-	dropped := store.ret.DroppedEvents
+	dropped := store.retentionStats(ctx).DroppedEvents
 	if dropped == 0 || int64(dropped)+kept != 1100 {
 		t.Errorf("dropped %d + kept %d != 1100 ingested", dropped, kept)
 	}
 	if !strings.Contains(res.Notice, fmt.Sprintf("%d events were dropped by retention", dropped)) || !strings.Contains(res.Notice, "byte limit") {
 		t.Errorf("notice = %q", res.Notice)
 	}
-	if st := store.log.Stats(); st.Bytes > 256<<10 {
-		t.Errorf("store holds %d bytes, limit %d", st.Bytes, 256<<10)
+	if used, err := usedBytes(ctx, store.db); err != nil || used > 256<<10 {
+		t.Errorf("store holds %d bytes (%v), limit %d", used, err, 256<<10)
+	}
+	if kept+dropped != store.eventCount(t)+dropped || store.eventCount(t) != kept {
+		t.Errorf("%d events stored, %d counted in issues", store.eventCount(t), kept)
 	}
 	store.Close()
 	reopened := openTestStore(t, dir, func(c *LocalConfig) { c.MaxTotalBytes = 256 << 10 })
@@ -226,14 +229,15 @@ func TestLocalRetentionByAge(t *testing.T) {
 	mu.Lock()
 	now = now.Add(25 * time.Hour)
 	mu.Unlock()
-	store.log.EnforceRetention()
+	store.enforceRetention()
 	ingestTestEvents(t, store, 100, 2, func(int) (string, string, map[string]string) { return "E", "b", nil })
 	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "30d"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Issues) != 1 || res.Issues[0].Culprit != "shop/checkout in b" || store.ret.DroppedEvents != 10 || !strings.Contains(res.Notice, "age limit") {
-		t.Errorf("after the age limit: issues %+v, dropped %d, notice %q", res.Issues, store.ret.DroppedEvents, res.Notice)
+	dropped := store.retentionStats(context.Background()).DroppedEvents
+	if len(res.Issues) != 1 || res.Issues[0].Culprit != "shop/checkout in b" || dropped != 10 || !strings.Contains(res.Notice, "age limit") {
+		t.Errorf("after the age limit: issues %+v, dropped %d, notice %q", res.Issues, dropped, res.Notice)
 	}
 }
 
