@@ -17,23 +17,28 @@ const (
 	backendSentry     = "sentry"
 	backendLocal      = "local"
 	defaultIngestAddr = "127.0.0.1:8970"
-	defaultMaxBytes   = "1GiB"
-	defaultMaxAge     = "30d"
-	minMaxBytes       = 1 << 20
-	minMaxAge         = time.Minute
-	localProjectInDSN = "1"
+	// defaultSpotlightAddr is Spotlight's sidecar port, where SDKs with their
+	// spotlight option on send (POST /stream).
+	defaultSpotlightAddr = "127.0.0.1:8969"
+	defaultMaxBytes      = "1GiB"
+	defaultMaxAge        = "30d"
+	minMaxBytes          = 1 << 20
+	minMaxAge            = time.Minute
+	localProjectInDSN    = "1"
 )
 
 // Environment variables of this server's own flags.
 var flagEnv = map[string]string{
-	"backend":    "ERRORS_BACKEND",
-	"sentry-url": "SENTRY_URL",
-	"sentry-org": "SENTRY_ORG",
-	"ingest":     "ERRORS_INGEST_ADDR",
-	"data":       "ERRORS_DATA_DIR",
-	"dsn-key":    "ERRORS_DSN_KEY",
-	"max-bytes":  "ERRORS_MAX_BYTES",
-	"max-age":    "ERRORS_MAX_AGE",
+	"backend":     "ERRORS_BACKEND",
+	"sentry-url":  "SENTRY_URL",
+	"sentry-org":  "SENTRY_ORG",
+	"ingest":      "ERRORS_INGEST_ADDR",
+	"data":        "ERRORS_DATA_DIR",
+	"dsn-key":     "ERRORS_DSN_KEY",
+	"max-bytes":   "ERRORS_MAX_BYTES",
+	"max-age":     "ERRORS_MAX_AGE",
+	"ingest-only": "ERRORS_INGEST_ONLY",
+	"spotlight":   "ERRORS_SPOTLIGHT_ADDR",
 }
 
 // flags are this server's own settings, as given (flag, else environment, else
@@ -41,6 +46,9 @@ var flagEnv = map[string]string{
 type flags struct {
 	backend, sentryURL, sentryOrg             string
 	ingest, dataDir, dsnKey, maxBytes, maxAge string
+	ingestOnly                                bool
+	spotlight                                 string
+	installService                            bool
 }
 
 func registerFlags(fs *flag.FlagSet) *flags {
@@ -54,6 +62,9 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.dsnKey, "dsn-key", "", help("dsn-key", "local: the DSN public key SDKs must send (default: generated once and kept in the data directory)"))
 	fs.StringVar(&f.maxBytes, "max-bytes", defaultMaxBytes, help("max-bytes", "local: drop the oldest events while the store is larger than this, such as 500MiB or 2GB (0: no limit)"))
 	fs.StringVar(&f.maxAge, "max-age", defaultMaxAge, help("max-age", "local: drop events older than this, such as 72h or 30d or 2w (0: no limit)"))
+	fs.BoolVar(&f.ingestOnly, "ingest-only", false, help("ingest-only", "local: run as the collector: receive events (and keep them) without serving MCP, until stopped; MCP servers started on the same --data read what it stores"))
+	fs.StringVar(&f.spotlight, "spotlight", "", help("spotlight", "local: also take what SDKs send with their spotlight option on (POST /stream) on this address; default "+defaultSpotlightAddr+" with --ingest-only, else off; off disables"))
+	fs.BoolVar(&f.installService, "install-service", false, "write a per-user service that runs this binary as the collector (a systemd user unit on Linux, a launchd agent on macOS) with the local flags given, and print the command that starts it")
 	return f
 }
 
@@ -72,7 +83,7 @@ func (f *flags) backendKind(fs *flag.FlagSet, token string) (string, error) {
 	var wrong []string
 	switch kind {
 	case backendSentry:
-		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age"} {
+		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "install-service"} {
 			if given[n] {
 				wrong = append(wrong, "--"+n)
 			}
@@ -105,6 +116,8 @@ type localSettings struct {
 	dsnKey     string // empty: load or generate one in dataDir
 	maxBytes   int64  // 0: no limit
 	maxAge     time.Duration
+	ingestOnly bool
+	spotlight  string // "": no Spotlight endpoint
 }
 
 func (f *flags) localSettings(getenv func(string) string) (localSettings, error) {
@@ -115,6 +128,16 @@ func (f *flags) localSettings(getenv func(string) string) (localSettings, error)
 	}
 	if ls.maxAge, err = parseAge(f.maxAge); err != nil {
 		return ls, err
+	}
+	ls.ingestOnly = f.ingestOnly
+	switch sp := strings.TrimSpace(f.spotlight); strings.ToLower(sp) {
+	case "":
+		if f.ingestOnly {
+			ls.spotlight = defaultSpotlightAddr
+		}
+	case "off", "none", "false", "0":
+	default:
+		ls.spotlight = sp
 	}
 	ls.ingestAddr = strings.TrimSpace(f.ingest)
 	if ls.ingestAddr == "" {

@@ -11,7 +11,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
@@ -62,9 +65,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
+	if f.installService {
+		return installService(fs, getenv, runtime.GOOS, stdout)
+	}
 	opts, err := sf.Options()
 	if err != nil {
 		return err
+	}
+	if f.ingestOnly && opts.HTTPAddr != "" {
+		return errors.New("--ingest-only runs the collector, which serves no MCP: drop --http and run MCP servers (stdio or --http) as separate processes on the same --data")
 	}
 	opts.Stdin, opts.Stdout = stdin, stdout
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -88,6 +97,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
+	if local.ingestOnly {
+		return runCollector(ctx, st, logger)
+	}
 	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn}, st.store)
 	// The ingest endpoint lives as long as the MCP transport: when either stops, both
 	// stop, and the store is closed after the last acknowledged event is on disk.
@@ -102,4 +114,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}()
 	serveErr := serve.Serve(ctx, s, opts)
 	return errors.Join(serveErr, st.stop(logger))
+}
+
+// runCollector receives events until the context ends or SIGINT or SIGTERM arrives
+// (a service manager stopping it), then stops the ingest endpoints, letting requests
+// in flight finish, and closes the store.
+func runCollector(ctx context.Context, st *localRun, logger *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("collector: receiving events; MCP servers started with the same --data read them", "data", st.store.Path())
+	select {
+	case <-ctx.Done():
+		logger.Info("collector: stopping")
+	case <-st.failed:
+	}
+	return st.stop(logger)
 }

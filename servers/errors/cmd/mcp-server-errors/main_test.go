@@ -74,6 +74,8 @@ func TestBadConfiguration(t *testing.T) {
 		{nil, map[string]string{"HOME": ""}, "cannot find a per-user data directory"},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--no-such-flag"}, nil, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--ingest-only", "--http", "127.0.0.1:0"}, nil, "--ingest-only runs the collector, which serves no MCP"},
+		{[]string{"--spotlight", "127.0.0.1:8969"}, map[string]string{"SENTRY_AUTH_TOKEN": token}, "--spotlight apply to --backend local only"},
 	}
 	for _, tt := range tests {
 		environ := map[string]string{"HOME": t.TempDir()}
@@ -548,4 +550,101 @@ func TestIngestBesideStreamableHTTP(t *testing.T) {
 			t.Errorf("%s still accepts connections after run returned", addr)
 		}
 	}
+}
+
+// TestCollectorAndReaders: the collector (--ingest-only) receives events on the DSN
+// endpoint and the Spotlight endpoint while MCP servers started on the same data
+// directory read them (each sees events sent after it started, and tells the model
+// the collector's DSN); a second collector on the directory is refused; when its
+// context ends the collector stops and releases the directory.
+func TestCollectorAndReaders(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "127.0.0.1:0"},
+			env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, stderr)
+	}()
+	collector := &running{stderr: stderr}
+	dsn := collector.dsn(t)
+	var spotlight string
+	spotlightLog := regexp.MustCompile(`spotlight=(http://\S+/stream)`)
+	for deadline := time.Now().Add(10 * time.Second); spotlight == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := spotlightLog.FindStringSubmatch(stderr.String()); m != nil {
+			spotlight = m[1]
+		}
+	}
+	if spotlight == "" {
+		t.Fatalf("no Spotlight endpoint logged:\n%s", stderr.String())
+	}
+
+	readers := []*running{
+		start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28"),
+		start(t, []string{"--data", dir}, map[string]string{"HOME": t.TempDir()}, "2025-11-25"),
+	}
+	for i, r := range readers {
+		var disc struct {
+			Instructions string `json:"instructions"`
+		}
+		if i == 0 {
+			json.Unmarshal(r.client.Call("server/discover", nil), &disc)
+		}
+		if i == 0 && !strings.Contains(disc.Instructions, dsn) {
+			t.Errorf("reader %d instructions %q; want the collector's DSN %s", i, disc.Instructions, dsn)
+		}
+		if !strings.Contains(r.stderr.String(), "another process ingests into this data directory") {
+			t.Errorf("reader %d did not say it reads only:\n%s", i, r.stderr.String())
+		}
+	}
+
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Environment: "collected", Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.CaptureMessage("sent to the collector", nil, sentry.NewScope())
+	// What an SDK with spotlight on sends: an envelope, no DSN key, no Content-Type.
+	body := `{"event_id":"5f3a0c2b9d8e4f1a8b7c6d5e4f3a2b1c","sent_at":"2026-01-01T00:00:00Z"}` + "\n" + `{"type":"event"}` + "\n" + `{"message":"sent to spotlight","level":"warning"}` + "\n"
+	resp, err := http.Post(spotlight, "", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d", spotlight, resp.StatusCode)
+	}
+	for i, r := range readers {
+		res := r.client.CallTool(errorserver.ToolSearchIssues, map[string]any{"statsPeriod": "1h"})
+		for _, want := range []string{`"title":"sent to the collector"`, `"title":"sent to spotlight"`, `"project":"spotlight"`} {
+			if res.IsError || !strings.Contains(res.Text(), want) {
+				t.Errorf("reader %d search_issues: %s; want %s", i, res.Text(), want)
+			}
+		}
+	}
+
+	second := run(context.Background(), []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, io.Discard)
+	if second == nil || !strings.Contains(second.Error(), "already ingests") {
+		t.Errorf("a second collector on the directory: %v; want a refusal", second)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("collector after its context ended: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the collector did not stop")
+	}
+	u, _ := url.Parse(dsn)
+	if conn, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		conn.Close()
+		t.Errorf("the ingest endpoint %s still accepts connections after the collector stopped", u.Host)
+	}
+	store, err := errorserver.OpenLocal(errorserver.LocalConfig{DataDir: dir, PublicKeys: []string{"k"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatalf("the data directory is not released after the collector stopped: %v", err)
+	}
+	store.Close()
 }
