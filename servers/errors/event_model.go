@@ -17,7 +17,7 @@ type eventData struct {
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	// Received is when the local store received the event. ClientTimestamp is the
 	// SDK's own timestamp when the store filed the event at Received instead (it was
-	// more than a minute ahead, or older than the age limit).
+	// in the future, or older than the age limit).
 	Received        time.Time          `json:"received,omitzero"`
 	ClientTimestamp time.Time          `json:"clientTimestamp,omitzero"`
 	Level           string             `json:"level,omitempty"`

@@ -29,9 +29,6 @@ const (
 	DatabaseFile = "events.db"
 	// ingestLockFile is held (flock) by the one process that writes the store.
 	ingestLockFile = "ingest.lock"
-	// maxFutureSkew: an event stamped further ahead of its arrival is filed at its
-	// arrival, as Sentry does with clocks that run ahead.
-	maxFutureSkew = time.Minute
 	// maxBatchEvents bounds one group commit.
 	maxBatchEvents = 2000
 )
@@ -287,13 +284,13 @@ func (s *LocalStore) ingest(ctx context.Context, events []*eventData) error {
 }
 
 // fileTime is the time an event is filed and filtered by: its own timestamp, unless
-// that is missing, more than a minute ahead of its arrival, or older than the age
-// limit: then its arrival (the rule Sentry applies).
+// that is missing, in the future (after its arrival: a clock that runs ahead), or
+// older than the age limit: then its arrival (the rule Sentry applies).
 func (s *LocalStore) fileTime(ts, received time.Time) (time.Time, bool) {
 	switch {
 	case ts.IsZero():
 		return received, false
-	case ts.After(received.Add(maxFutureSkew)):
+	case ts.After(received):
 		return received, true
 	case s.cfg.MaxAge > 0 && ts.Before(received.Add(-s.cfg.MaxAge)):
 		return received, true
