@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	realclient.CleanupBuilds()
+	removeBenchStore()
 	os.Exit(code)
 }
 
@@ -240,6 +241,16 @@ func (s *LocalStore) eventCount(t testing.TB) int64 {
 	t.Helper()
 	var n int64
 	if err := s.db.QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// tableRows counts the rows of a table of the store.
+func tableRows(t testing.TB, s *LocalStore, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := s.db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -329,15 +329,30 @@ func (t *queryTerm) sql() (string, []any) {
 		cond = "(i.n IN (SELECT rowid FROM issue_text WHERE text GLOB ?) OR i.id = ? OR i.short_id = ? COLLATE NOCASE)"
 		args = append(args, "*"+globEscape(t.text)+"*", t.text, t.text)
 	case termTag:
-		args = append(args, t.key)
+		// Counted tags, or the tags of events committed since they were last counted
+		// (another process writes: see pendingTags).
+		var margs []any
+		match := func(col string) string {
+			if t.exact != nil {
+				return col + " IN (" + placeholders(len(t.exact)) + ")"
+			}
+			parts := make([]string, len(t.patterns))
+			for i := range t.patterns {
+				parts[i] = col + " GLOB ?"
+			}
+			return "(" + strings.Join(parts, " OR ") + ")"
+		}
 		if t.exact != nil {
-			cond = "i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND value IN (" + placeholders(len(t.exact)) + "))"
 			for _, v := range t.exact {
-				args = append(args, v)
+				margs = append(margs, v)
 			}
 		} else {
-			cond = "i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND " + anyGlob("value") + ")"
+			for _, p := range t.patterns {
+				margs = append(margs, p)
+			}
 		}
+		cond = "(i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND " + match("value") + ") OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ? AND " + match("j.value") + "))"
+		args = append(append(append(append(args, t.key), margs...), t.key), margs...)
 	case termField:
 		col := "i.type"
 		if t.key == "error.value" {
@@ -345,8 +360,8 @@ func (t *queryTerm) sql() (string, []any) {
 		}
 		cond = anyGlob(col)
 	case termHas:
-		cond = "i.n IN (SELECT issue FROM issue_tag_keys WHERE key = ?)"
-		args = append(args, t.key)
+		cond = "(i.n IN (SELECT issue FROM issue_tag_keys WHERE key = ?) OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ?))"
+		args = append(args, t.key, t.key)
 	case termConst:
 		cond = map[bool]string{true: "1", false: "0"}[t.constant]
 	case termProject:
@@ -369,6 +384,9 @@ func (t *queryTerm) sql() (string, []any) {
 	}
 	return cond, args
 }
+
+// tagsThroughSQL is the last event whose tags are counted.
+const tagsThroughSQL = "(SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '" + metaTagsThrough + "'), 0))"
 
 // sqlOp maps a comparison of the query syntax to SQL (splitOp only yields these).
 func sqlOp(op string) string {

@@ -3,7 +3,6 @@ package errorserver
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -29,25 +28,17 @@ func (w *writer) retain(age bool) {
 		return
 	}
 	ctx := context.Background()
-	tx, err := w.s.wdb.BeginTx(ctx, nil)
-	if err == nil {
-		defer tx.Rollback()
-		if err = w.retainTx(ctx, tx, age); err == nil {
-			err = tx.Commit()
-		}
-	}
-	if err != nil {
-		w.issueN = map[string]int64{}
+	if err := w.inTx(ctx, func() error { return w.retainTx(ctx, age) }); err != nil {
 		w.s.logger.Warn("local store: retention failed; it is tried again in a minute", "error", err.Error())
 	}
 }
 
-func (w *writer) retainTx(ctx context.Context, tx *sql.Tx, age bool) error {
+func (w *writer) retainTx(ctx context.Context, age bool) error {
 	s := w.s
 	if age && s.cfg.MaxAge > 0 {
 		cutoff := s.now().Add(-s.cfg.MaxAge).UnixNano()
 		for {
-			n, err := w.drop(ctx, tx, `SELECT n FROM events WHERE ts < ? ORDER BY ts, n LIMIT ?`, []any{cutoff, dropChunk}, reasonAge)
+			n, err := w.drop(ctx, `SELECT n FROM events WHERE ts < ? ORDER BY ts, n LIMIT ?`, []any{cutoff, dropChunk}, reasonAge)
 			if err != nil || n < dropChunk {
 				if err != nil {
 					return err
@@ -59,14 +50,20 @@ func (w *writer) retainTx(ctx context.Context, tx *sql.Tx, age bool) error {
 	if s.cfg.MaxTotalBytes <= 0 {
 		return nil
 	}
-	used, err := usedBytes(ctx, tx)
+	// After a commit, look at the size only once a hundredth of the limit (at most
+	// 1 MiB) has been written since the last look.
+	if !age && w.unchecked < min(s.cfg.MaxTotalBytes/100, 1<<20) {
+		return nil
+	}
+	w.unchecked = 0
+	used, err := usedBytes(ctx, w)
 	if err != nil || used <= s.cfg.MaxTotalBytes {
 		return err
 	}
 	target := s.cfg.MaxTotalBytes / 10 * 9
 	for range 100 {
 		var events int64
-		if err := tx.QueryRowContext(ctx, `SELECT events FROM stats`).Scan(&events); err != nil {
+		if err := w.queryRow(ctx, `SELECT events FROM stats`).Scan(&events); err != nil {
 			return err
 		}
 		if events == 0 || used <= target {
@@ -74,21 +71,30 @@ func (w *writer) retainTx(ctx context.Context, tx *sql.Tx, age bool) error {
 		}
 		avg := max(used/events, 1)
 		n := min(max((used-target+avg-1)/avg, 1), dropChunk)
-		if _, err := w.drop(ctx, tx, `SELECT n FROM events ORDER BY ts, n LIMIT ?`, []any{n}, reasonBytes); err != nil {
+		if _, err := w.drop(ctx, `SELECT n FROM events ORDER BY ts, n LIMIT ?`, []any{n}, reasonBytes); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		if _, err := w.exec(ctx, `PRAGMA incremental_vacuum`); err != nil {
 			return err
 		}
-		if used, err = usedBytes(ctx, tx); err != nil {
+		if used, err = usedBytes(ctx, w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// rowQueryer is what usedBytes needs: the writer (prepared statements), *sql.DB.
+type rowQueryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (w *writer) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return w.queryRow(ctx, q, args...)
+}
+
 // usedBytes is the database's size without its free pages.
-func usedBytes(ctx context.Context, q queryer) (int64, error) {
+func usedBytes(ctx context.Context, q rowQueryer) (int64, error) {
 	var pages, free, size int64
 	if err := q.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
 		return 0, err
@@ -103,8 +109,12 @@ func usedBytes(ctx context.Context, q queryer) (int64, error) {
 }
 
 // drop deletes the events that pick selects and takes them out of every count.
-func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, reason string) (int, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM events WHERE n IN (`+pick+`) RETURNING issue, ts, size, tags`, args...)
+func (w *writer) drop(ctx context.Context, pick string, args []any, reason string) (int, error) {
+	// Count the pending tags first: the counts taken out below must be in.
+	if err := w.countTags(ctx); err != nil {
+		return 0, err
+	}
+	rows, err := w.conn.QueryContext(ctx, `DELETE FROM events WHERE n IN (`+pick+`) RETURNING issue, ts, size, tags`, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -132,11 +142,8 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 		sec := ts / int64(time.Second)
 		buckets[bucketKey{spanHour, floorDiv(sec, spanHour), issue}]++
 		buckets[bucketKey{spanDay, floorDiv(sec, spanDay), issue}]++
-		var flat []string
-		if json.Unmarshal([]byte(tags), &flat) == nil {
-			for i := 0; i+1 < len(flat); i += 2 {
-				values[tagValueKey{issue, flat[i], flat[i+1]}]++
-			}
+		for _, t := range decodeStoredTags(tags) {
+			values[tagValueKey{issue, t.Key, t.Value}]++
 		}
 	}
 	if err := rows.Close(); err != nil {
@@ -146,10 +153,10 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 		return 0, nil
 	}
 	for k, c := range buckets {
-		if _, err := tx.ExecContext(ctx, `UPDATE issue_counts SET n = n - ? WHERE span = ? AND bucket = ? AND issue = ?`, c, k.span, k.bucket, k.issue); err != nil {
+		if _, err := w.exec(ctx, `UPDATE issue_counts SET n = n - ? WHERE span = ? AND bucket = ? AND issue = ?`, c, k.span, k.bucket, k.issue); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM issue_counts WHERE span = ? AND bucket = ? AND issue = ? AND n <= 0`, k.span, k.bucket, k.issue); err != nil {
+		if _, err := w.exec(ctx, `DELETE FROM issue_counts WHERE span = ? AND bucket = ? AND issue = ? AND n <= 0`, k.span, k.bucket, k.issue); err != nil {
 			return 0, err
 		}
 	}
@@ -163,7 +170,7 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 			keys[kk] = kd
 		}
 		kd.total += c
-		res, err := tx.ExecContext(ctx, `UPDATE issue_tags SET n = n - ? WHERE issue = ? AND key = ? AND value = ?`, c, vk.issue, vk.key, vk.value)
+		res, err := w.exec(ctx, `UPDATE issue_tags SET n = n - ? WHERE issue = ? AND key = ? AND value = ?`, c, vk.issue, vk.key, vk.value)
 		if err != nil {
 			return 0, err
 		}
@@ -171,7 +178,7 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 			kd.overflow += c // counted past the cap, not by value
 			continue
 		}
-		res, err = tx.ExecContext(ctx, `DELETE FROM issue_tags WHERE issue = ? AND key = ? AND value = ? AND n <= 0`, vk.issue, vk.key, vk.value)
+		res, err = w.exec(ctx, `DELETE FROM issue_tags WHERE issue = ? AND key = ? AND value = ? AND n <= 0`, vk.issue, vk.key, vk.value)
 		if err != nil {
 			return 0, err
 		}
@@ -180,16 +187,16 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 		}
 	}
 	for kk, kd := range keys {
-		if _, err := tx.ExecContext(ctx, `UPDATE issue_tag_keys SET total = total - ?, uniq = uniq - ?, overflow = max(0, overflow - ?) WHERE issue = ? AND key = ?`,
+		if _, err := w.exec(ctx, `UPDATE issue_tag_keys SET total = total - ?, uniq = uniq - ?, overflow = max(0, overflow - ?) WHERE issue = ? AND key = ?`,
 			kd.total, kd.uniq, kd.overflow, kk.issue, kk.key); err != nil {
 			return 0, err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM issue_tag_keys WHERE issue = ? AND key = ? AND total <= 0`, kk.issue, kk.key)
+		res, err := w.exec(ctx, `DELETE FROM issue_tag_keys WHERE issue = ? AND key = ? AND total <= 0`, kk.issue, kk.key)
 		if err != nil {
 			return 0, err
 		}
 		if k, _ := res.RowsAffected(); k > 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE issues SET tag_keys = max(0, tag_keys - 1) WHERE n = ?`, kk.issue); err != nil {
+			if _, err := w.exec(ctx, `UPDATE issues SET tag_keys = max(0, tag_keys - 1) WHERE n = ?`, kk.issue); err != nil {
 				return 0, err
 			}
 		}
@@ -206,45 +213,43 @@ func (w *writer) drop(ctx context.Context, tx *sql.Tx, pick string, args []any, 
 		}
 		first = false
 		var left int64
-		if err := tx.QueryRowContext(ctx, `UPDATE issues SET times_seen = times_seen - ? WHERE n = ? RETURNING times_seen`, d.count, n).Scan(&left); err != nil {
+		if err := w.queryRow(ctx, `UPDATE issues SET times_seen = times_seen - ? WHERE n = ? RETURNING times_seen`, d.count, n).Scan(&left); err != nil {
 			return 0, err
 		}
 		if left <= 0 {
 			emptied++
 			for _, q := range []string{`DELETE FROM issues WHERE n = ?`, `DELETE FROM issue_text WHERE rowid = ?`, `DELETE FROM issue_tags WHERE issue = ?`,
 				`DELETE FROM issue_tag_keys WHERE issue = ?`, `DELETE FROM issue_counts WHERE issue = ?`} {
-				if _, err := tx.ExecContext(ctx, q, n); err != nil {
+				if _, err := w.exec(ctx, q, n); err != nil {
 					return 0, err
 				}
 			}
 			continue
 		}
 		var firstSeen, lastSeen int64
-		if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(ts) FROM events WHERE issue = ?1), (SELECT max(ts) FROM events WHERE issue = ?1)`, n).Scan(&firstSeen, &lastSeen); err != nil {
+		if err := w.queryRow(ctx, `SELECT (SELECT min(ts) FROM events WHERE issue = ?1), (SELECT max(ts) FROM events WHERE issue = ?1)`, n).Scan(&firstSeen, &lastSeen); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE issues SET first_seen = ?, last_seen = ? WHERE n = ?`, firstSeen, lastSeen, n); err != nil {
+		if _, err := w.exec(ctx, `UPDATE issues SET first_seen = ?, last_seen = ? WHERE n = ?`, firstSeen, lastSeen, n); err != nil {
 			return 0, err
 		}
 		// A value's first-seen cannot be older than the issue's oldest stored event.
-		if _, err := tx.ExecContext(ctx, `UPDATE issue_tags SET first_seen = ? WHERE issue = ? AND first_seen < ?`, firstSeen, n, firstSeen); err != nil {
+		if _, err := w.exec(ctx, `UPDATE issue_tags SET first_seen = ? WHERE issue = ? AND first_seen < ?`, firstSeen, n, firstSeen); err != nil {
 			return 0, err
 		}
 	}
-	if emptied > 0 {
-		w.issueN = map[string]int64{}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE stats SET events = events - ?, bytes = bytes - ?`, dropped, bytes); err != nil {
+	w.clearCaches() // counts, issues and keys changed under the caches
+	if _, err := w.exec(ctx, `UPDATE stats SET events = events - ?, bytes = bytes - ?`, dropped, bytes); err != nil {
 		return 0, err
 	}
 	now := w.s.now()
 	var total int64
-	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'dropped_events'`).Scan(&total); err != nil && err != sql.ErrNoRows {
+	if err := w.queryRow(ctx, `SELECT value FROM meta WHERE key = 'dropped_events'`).Scan(&total); err != nil && err != sql.ErrNoRows {
 		return 0, err
 	}
 	total += dropped
 	for k, v := range map[string]string{"dropped_events": strconv.FormatInt(total, 10), "last_drop": now.UTC().Format(time.RFC3339Nano), "last_drop_reason": reason} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
+		if _, err := w.exec(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
 			return 0, err
 		}
 	}

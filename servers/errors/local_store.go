@@ -61,6 +61,8 @@ type LocalConfig struct {
 	Logger *slog.Logger
 	// Now is the clock (tests move it). nil: time.Now.
 	Now func() time.Time
+	// countTagsAfter overrides tagsDelay (tests).
+	countTagsAfter time.Duration
 }
 
 // LocalStore is the embedded event store: an ingest endpoint for Sentry SDKs
@@ -160,8 +162,12 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		return nil, err
 	}
 	s.db.SetMaxOpenConns(4)
-	s.w = newWriter(s)
+	if s.w, err = newWriter(s); err != nil {
+		s.closeDBs()
+		return nil, err
+	}
 	if err := s.importLegacy(); err != nil {
+		s.w.conn.Close()
 		s.closeDBs()
 		return nil, err
 	}
@@ -184,6 +190,9 @@ func openDB(path string, writer bool) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	if writer {
+		// Checkpoint every 40 MB of WAL rather than 4 MB: pages written by many
+		// commits are copied into the database once.
+		q.Add("_pragma", "wal_autocheckpoint(10000)")
 		q.Add("_pragma", "journal_size_limit(67108864)")
 		q.Set("_txlock", "immediate")
 	}
@@ -192,7 +201,10 @@ func openDB(path string, writer bool) (*sql.DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if writer {
-		db.SetMaxOpenConns(1)
+		// One connection is the writer's own (writer.conn); the other serves the rare
+		// writes made beside it (SetMeta, the checkpoint at close), which wait for the
+		// writer's transaction through the busy timeout.
+		db.SetMaxOpenConns(2)
 	}
 	db.SetConnMaxIdleTime(0)
 	db.SetMaxIdleConns(4)
