@@ -2,7 +2,7 @@ package errorserver
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"math"
 	"strconv"
 	"strings"

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces every value that looks like a secret.
@@ -25,8 +27,27 @@ var secretKeyParts = []string{
 var secretKeyWords = map[string]bool{"auth": true, "dsn": true, "pwd": true, "pass": true, "pin": true}
 
 // IsSecretKey reports whether a key (a header, tag, variable, field or parameter name)
-// names something whose value must not be shown.
+// names something whose value must not be shown. Answers are remembered for the first
+// few thousand keys: the same tag keys come with every event.
 func IsSecretKey(key string) bool {
+	if v, ok := secretKeyCache.Load(key); ok {
+		return v.(bool)
+	}
+	secret := isSecretKey(key)
+	if secretKeyCacheSize.Add(1) <= maxSecretKeyCache {
+		secretKeyCache.Store(key, secret)
+	}
+	return secret
+}
+
+const maxSecretKeyCache = 4096
+
+var (
+	secretKeyCache     sync.Map
+	secretKeyCacheSize atomic.Int32
+)
+
+func isSecretKey(key string) bool {
 	k := foldKey(key)
 	if k == "" {
 		return false
