@@ -50,7 +50,7 @@ func startServerProcess(t *testing.T, dataDir, revision string) *serverProcess {
 // startProcess runs the binary with args, waits for a stderr line matching ready (its
 // first group is the DSN), and, unless revision is empty, connects a client of that
 // revision to its stdin and stdout.
-func startProcess(t *testing.T, args []string, ready *regexp.Regexp, revision string) *serverProcess {
+func startProcess(t testing.TB, args []string, ready *regexp.Regexp, revision string) *serverProcess {
 	t.Helper()
 	p := &serverProcess{cmd: exec.Command(serverBinary(t), args...)}
 	p.cmd.Env = processEnv()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -122,6 +123,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 func runCollector(ctx context.Context, st *localRun, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The collector keeps no index in memory: its heap is the requests in flight. A
+	// larger GC target trades a few more megabytes for less CPU per event.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	logger.Info("collector: receiving events; MCP servers started with the same --data read them", "data", st.store.Path())
 	select {
 	case <-ctx.Done():
