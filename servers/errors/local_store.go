@@ -211,7 +211,7 @@ func openDB(path string, writer bool) (*sql.DB, error) {
 	db.SetMaxIdleConns(4)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open the store's database %s: %w", path, err)
+		return nil, fmt.Errorf("%w: open the store's database %s: %v: if it is not this server's database, move it out of the data directory", ErrConfig, path, err)
 	}
 	return db, nil
 }

@@ -1,9 +1,12 @@
 package errorserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -253,5 +256,37 @@ func TestOpenLocalConfigErrors(t *testing.T) {
 	defer s.Close()
 	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{"k"}, Logger: quietLogger}); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("second store on one directory: %v, want 'in use'", err)
+	}
+}
+
+// TestStoreSchemaVersion: a new store is at the current schema version; a store
+// written by a newer version, or a file that is not a database, is refused with a
+// message that says what to do; readers in other processes open the store at once.
+func TestStoreSchemaVersion(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	var v int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	reader, err := OpenLocal(LocalConfig{DataDir: dir, ReadOnly: true, Logger: quietLogger})
+	if err != nil {
+		t.Fatalf("a reader beside the writer: %v", err)
+	}
+	reader.Close()
+	if _, err := s.wdb.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "newer than this server's") {
+		t.Errorf("a store of a newer version: %v; want a refusal that says so", err)
+	}
+
+	junk := t.TempDir()
+	if err := os.WriteFile(filepath.Join(junk, DatabaseFile), bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLocal(LocalConfig{DataDir: junk, PublicKeys: []string{testKey}, Logger: quietLogger}); err == nil || !strings.Contains(err.Error(), "move it out of the data directory") {
+		t.Errorf("a file that is not a database: %v; want a refusal that says what to do", err)
 	}
 }
