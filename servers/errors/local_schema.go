@@ -110,8 +110,18 @@ func (s *LocalStore) migrate() error {
 		return nil
 	}
 	if version == 0 {
-		if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		// The file already has its first page (WAL mode is recorded there), so the
+		// auto_vacuum mode takes effect through a VACUUM, instant on an empty database.
+		var tables int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
 			return fmt.Errorf("prepare %s: %w", s.path, err)
+		}
+		if tables == 0 {
+			for _, q := range []string{`PRAGMA auto_vacuum = INCREMENTAL`, `VACUUM`} {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("prepare %s: %w", s.path, err)
+				}
+			}
 		}
 	}
 	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {

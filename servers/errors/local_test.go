@@ -210,6 +210,12 @@ func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
 	if used, err := usedBytes(ctx, store.db); err != nil || used > 256<<10 {
 		t.Errorf("store holds %d bytes (%v), limit %d", used, err, 256<<10)
 	}
+	var pages, free int64
+	store.db.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	store.db.QueryRow(`PRAGMA freelist_count`).Scan(&free)
+	if pages*4096 > 300<<10 || free > pages/4 {
+		t.Errorf("database of %d pages with %d free after retention: the file does not shrink", pages, free)
+	}
 	if kept+dropped != store.eventCount(t)+dropped || store.eventCount(t) != kept {
 		t.Errorf("%d events stored, %d counted in issues", store.eventCount(t), kept)
 	}
@@ -268,6 +274,9 @@ func TestStoreSchemaVersion(t *testing.T) {
 	var v int
 	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != SchemaVersion {
 		t.Fatalf("user_version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	if err := s.db.QueryRow(`PRAGMA auto_vacuum`).Scan(&v); err != nil || v != 2 {
+		t.Fatalf("auto_vacuum %d, %v; want 2 (incremental), so that retention can shrink the file", v, err)
 	}
 	reader, err := OpenLocal(LocalConfig{DataDir: dir, ReadOnly: true, Logger: quietLogger})
 	if err != nil {
