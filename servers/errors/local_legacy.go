@@ -77,7 +77,7 @@ func (s *LocalStore) importLegacy() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := s.w.write(batch)
+		err := s.w.Load().write(batch)
 		batch = batch[:0]
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: binaries stay static and cgo-free
@@ -79,10 +80,12 @@ type LocalStore struct {
 	wdb  *sql.DB // the writer's one connection (nil when ReadOnly)
 	lock *os.File
 
-	w *writer // nil when ReadOnly
+	w         atomic.Pointer[writer] // nil while the store only reads
+	promoteMu sync.Mutex             // Promote and Close
 
 	closeOnce sync.Once
 	closeErr  error
+	closed    bool
 }
 
 var _ Backend = (*LocalStore)(nil)
@@ -156,29 +159,78 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		s.logger.Info("local store opened to read (another process ingests)", "path", s.path, "took", time.Since(start).Round(time.Millisecond).String())
 		return s, nil
 	}
-	if s.wdb, err = openDB(s.path, true); err != nil {
+	s.db.SetMaxOpenConns(4)
+	if err := s.startWriting(); err != nil {
 		s.db.Close()
 		s.releaseLock()
 		return nil, err
 	}
-	s.db.SetMaxOpenConns(4)
-	if s.w, err = newWriter(s); err != nil {
-		s.closeDBs()
-		return nil, err
-	}
-	if err := s.importLegacy(); err != nil {
-		s.w.conn.Close()
-		s.closeDBs()
-		return nil, err
-	}
-	s.w.retain(true)
-	go s.w.run()
 	var events, issues int64
 	s.db.QueryRow(`SELECT events FROM stats`).Scan(&events)
 	s.db.QueryRow(`SELECT count(*) FROM issues`).Scan(&issues)
 	s.logger.Info("local store opened", "path", s.path, "events", events, "issues", issues,
 		"took", time.Since(start).Round(time.Millisecond).String())
 	return s, nil
+}
+
+// startWriting opens the writer's connections, imports an earlier version's event
+// log, applies retention and starts the writer. The caller holds the ingest lock.
+func (s *LocalStore) startWriting() error {
+	var err error
+	if s.wdb, err = openDB(s.path, true); err != nil {
+		return err
+	}
+	w, err := newWriter(s)
+	if err != nil {
+		s.wdb.Close()
+		return err
+	}
+	s.w.Store(w)
+	if err := s.importLegacy(); err != nil {
+		s.w.Store(nil)
+		w.conn.Close()
+		s.wdb.Close()
+		return err
+	}
+	w.retain(true)
+	go w.run()
+	return nil
+}
+
+// Promote makes a store opened to read only the one that ingests, when the data
+// directory's ingest lock is free: the process that held it has exited. It reports
+// whether the store ingests now. (The store needs its DSN keys for that: give them in
+// LocalConfig even when opening it to read.)
+func (s *LocalStore) Promote() (bool, error) {
+	s.promoteMu.Lock()
+	defer s.promoteMu.Unlock()
+	if s.w.Load() != nil {
+		return true, nil
+	}
+	if s.closed {
+		return false, errStoreClosed
+	}
+	if len(s.keys) == 0 {
+		return false, fmt.Errorf("%w: the store has no DSN key to accept events with", ErrConfig)
+	}
+	lock, err := lockIngest(s.cfg.DataDir)
+	if errors.Is(err, ErrIngestedElsewhere) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	s.lock = lock
+	if err := checkLegacyUnlocked(s.cfg.DataDir); err != nil {
+		s.releaseLock()
+		return false, err
+	}
+	if err := s.startWriting(); err != nil {
+		s.releaseLock()
+		return false, err
+	}
+	s.logger.Info("local store: the process that ingested into this data directory has exited; this one ingests now", "path", s.path)
+	return true, nil
 }
 
 // openDB opens the database: WAL mode, durable commits (synchronous=FULL: the WAL is
@@ -223,16 +275,8 @@ func (s *LocalStore) releaseLock() {
 	}
 }
 
-func (s *LocalStore) closeDBs() {
-	if s.wdb != nil {
-		s.wdb.Close()
-	}
-	s.db.Close()
-	s.releaseLock()
-}
-
 // ReadOnly reports whether this store only reads (another process ingests).
-func (s *LocalStore) ReadOnly() bool { return s.w == nil }
+func (s *LocalStore) ReadOnly() bool { return s.w.Load() == nil }
 
 // Path is the database file.
 func (s *LocalStore) Path() string { return s.path }
@@ -241,9 +285,12 @@ func (s *LocalStore) Path() string { return s.path }
 // the database file and closes it.
 func (s *LocalStore) Close() error {
 	s.closeOnce.Do(func() {
+		s.promoteMu.Lock()
+		defer s.promoteMu.Unlock()
+		s.closed = true
 		var errs []error
-		if s.w != nil {
-			s.w.stop()
+		if w := s.w.Load(); w != nil {
+			w.stop()
 			if _, err := s.wdb.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 				s.logger.Debug("local store: checkpoint at close", "error", err.Error())
 			}
@@ -259,7 +306,7 @@ func (s *LocalStore) Close() error {
 // SetMeta records a value in the database's meta table (such as the DSN and address
 // the ingesting process serves, so that readers can tell the model where to send).
 func (s *LocalStore) SetMeta(key, value string) error {
-	if s.w == nil {
+	if s.w.Load() == nil {
 		return fmt.Errorf("%w: a read-only store cannot record %s", ErrConfig, key)
 	}
 	_, err := s.wdb.Exec(`INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
@@ -278,7 +325,8 @@ func (s *LocalStore) Meta(key string) string {
 // without a second copy. The work that needs no lock (grouping, encoding) is done
 // here, in the caller's goroutine; the writer only runs the SQL.
 func (s *LocalStore) ingest(ctx context.Context, events []*eventData) error {
-	if s.w == nil {
+	w := s.w.Load()
+	if w == nil {
 		return fmt.Errorf("%w: this store is open to read only", ErrUnavailable)
 	}
 	received := s.now()
@@ -293,7 +341,7 @@ func (s *LocalStore) ingest(ctx context.Context, events []*eventData) error {
 	if len(prepared) == 0 {
 		return nil
 	}
-	return s.w.submit(ctx, prepared)
+	return w.submit(ctx, prepared)
 }
 
 // fileTime is the time an event is filed and filtered by: its own timestamp, unless

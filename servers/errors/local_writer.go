@@ -295,17 +295,18 @@ func (w *writer) flushTags() error {
 // syncTags makes every committed event's tags counted before a query in this
 // process reads the counts.
 func (s *LocalStore) syncTags(ctx context.Context) {
-	if s.w == nil {
+	w := s.w.Load()
+	if w == nil {
 		return
 	}
 	done := make(chan error, 1)
 	select {
-	case s.w.syncC <- done:
+	case w.syncC <- done:
 		select {
 		case <-done:
 		case <-ctx.Done():
 		}
-	case <-s.w.done:
+	case <-w.done:
 	case <-ctx.Done():
 	}
 }
@@ -355,14 +356,15 @@ func (w *writer) stop() {
 
 // enforceRetention runs retention now on the writer (tests, and the periodic tick).
 func (s *LocalStore) enforceRetention() {
-	if s.w == nil {
+	w := s.w.Load()
+	if w == nil {
 		return
 	}
 	ack := make(chan struct{})
 	select {
-	case s.w.retainC <- ack:
+	case w.retainC <- ack:
 		<-ack
-	case <-s.w.done:
+	case <-w.done:
 	}
 }
 

@@ -94,11 +94,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
-	st, err := startLocal(local, logger)
+	if local.ingestOnly {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	st, err := startLocal(ctx, local, logger)
 	if err != nil {
 		return err
 	}
 	if local.ingestOnly {
+		if st == nil {
+			return nil // stopped while waiting for the data directory
+		}
 		return runCollector(ctx, st, logger)
 	}
 	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn}, st.store)
@@ -117,12 +125,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return errors.Join(serveErr, st.stop(logger))
 }
 
-// runCollector receives events until the context ends or SIGINT or SIGTERM arrives
-// (a service manager stopping it), then stops the ingest endpoints, letting requests
-// in flight finish, and closes the store.
+// runCollector receives events until the context ends (SIGINT or SIGTERM: a service
+// manager stopping it), then stops the ingest endpoints, letting requests in flight
+// finish, and closes the store.
 func runCollector(ctx context.Context, st *localRun, logger *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	// The collector keeps no index in memory: its heap is the requests in flight. A
 	// larger GC target trades a few more megabytes for less CPU per event.
 	if os.Getenv("GOGC") == "" {

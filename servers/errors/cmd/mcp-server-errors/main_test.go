@@ -555,8 +555,8 @@ func TestIngestBesideStreamableHTTP(t *testing.T) {
 // TestCollectorAndReaders: the collector (--ingest-only) receives events on the DSN
 // endpoint and the Spotlight endpoint while MCP servers started on the same data
 // directory read them (each sees events sent after it started, and tells the model
-// the collector's DSN); a second collector on the directory is refused; when its
-// context ends the collector stops and releases the directory.
+// the collector's DSN); a second collector on the directory waits for the first; when
+// its context ends the collector stops and releases the directory.
 func TestCollectorAndReaders(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -623,9 +623,21 @@ func TestCollectorAndReaders(t *testing.T) {
 		}
 	}
 
-	second := run(context.Background(), []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, io.Discard)
-	if second == nil || !strings.Contains(second.Error(), "already ingests") {
-		t.Errorf("a second collector on the directory: %v; want a refusal", second)
+	// A second collector waits for the first to exit (until it is stopped itself).
+	secondCtx, stopSecond := context.WithCancel(context.Background())
+	secondLog := &syncBuffer{}
+	secondDone := make(chan error, 1)
+	go func() {
+		secondDone <- run(secondCtx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, secondLog)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(secondLog.String(), "waiting for it to exit") && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if !strings.Contains(secondLog.String(), "waiting for it to exit") {
+		t.Errorf("a second collector on the directory did not say it waits:\n%s", secondLog.String())
+	}
+	stopSecond()
+	if err := <-secondDone; err != nil {
+		t.Errorf("the waiting collector, stopped: %v", err)
 	}
 
 	cancel()
@@ -647,4 +659,75 @@ func TestCollectorAndReaders(t *testing.T) {
 		t.Fatalf("the data directory is not released after the collector stopped: %v", err)
 	}
 	store.Close()
+}
+
+// TestReaderTakesOverIngest: of two servers on one data directory the first ingests
+// and the second reads; when the first exits, the second takes over: it listens on
+// its own ingest address, logs the DSN there, and finds the events sent to it.
+func TestReaderTakesOverIngest(t *testing.T) {
+	dir := t.TempDir()
+	first := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	firstDSN := first.dsn(t)
+	second := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	if d := second.dsn(t); d != firstDSN || !strings.Contains(second.stderr.String(), "this one reads what it stores") {
+		t.Fatalf("second server: DSN %s (want the first's %s); log:\n%s", d, firstDSN, second.stderr.String())
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	ingesting := regexp.MustCompile(`msg="local store: point your application's Sentry DSN here" dsn=(\S+)`)
+	var dsn string
+	for deadline := time.Now().Add(20 * time.Second); dsn == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := ingesting.FindStringSubmatch(second.stderr.String()); m != nil {
+			dsn = m[1]
+		}
+	}
+	if dsn == "" || !strings.Contains(second.stderr.String(), "this one ingests now") {
+		t.Fatalf("the second server did not take over; log:\n%s", second.stderr.String())
+	}
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Environment: "taken-over", Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.CaptureMessage("sent after the takeover", nil, sentry.NewScope()) == nil {
+		t.Fatal("sentry-go did not send the event")
+	}
+	res := second.client.CallTool(errorserver.ToolSearchIssues, map[string]any{"query": "environment:taken-over"})
+	if res.IsError || !strings.Contains(res.Text(), `"title":"sent after the takeover"`) {
+		t.Errorf("search after the takeover: %s", res.Text())
+	}
+}
+
+// TestCollectorWaitsForTheDirectory: a collector started while an MCP server ingests
+// into the data directory (one that took over while the collector restarted, say)
+// waits, and ingests once that server exits.
+func TestCollectorWaitsForTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	server := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	server.dsn(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, logs)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), "waiting for it to exit") && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if err := server.stop(); err != nil {
+		t.Fatal(err)
+	}
+	collector := &running{stderr: logs}
+	dsn := collector.dsn(t)
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.CaptureMessage("to the collector that waited", nil, sentry.NewScope()) == nil {
+		t.Fatal("the collector did not acknowledge the event")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("collector: %v", err)
+	}
 }
