@@ -312,7 +312,7 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 	collector := startProcess(t, collectorArgs, dsnInLog, "")
 	readers := []*serverProcess{
 		startProcess(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, readerDSNInLog, "2026-07-28"),
-		startProcess(t, []string{"--data", dir}, readerDSNInLog, "2025-11-25"),
+		startProcess(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, readerDSNInLog, "2025-11-25"),
 	}
 	for i, r := range readers {
 		if r.dsn != collector.dsn {
@@ -424,14 +424,32 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		t.Logf("reader %d: %d acknowledged (%d requests retried), %d stored, each once", i, len(acked), rec.retried.Load(), len(ids))
 	}
 
-	// A new collector on the directory; the readers see what it receives.
-	second := startProcess(t, collectorArgs, dsnInLog, "")
+	// A new collector on the directory. Whoever ingests now (the collector, or a
+	// reader that took over first while the collector waits for it), the readers see
+	// what arrives.
+	second := startProcess(t, collectorArgs, regexp.MustCompile(`point your application's Sentry DSN here" dsn=(\S+)|waiting for it to exit()`), "")
+	var dsn string
+	waitFor(t, "a process to ingest after the restart", func() bool {
+		for _, p := range append([]*serverProcess{second}, readers...) {
+			if m := dsnInLog.FindStringSubmatch(p.log()); m != nil {
+				dsn = m[1]
+				return true
+			}
+		}
+		return false
+	})
 	after := &ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
-	ackedHub(t, second.dsn, "after-restart", after).CaptureMessage("collector back up")
+	ackedHub(t, dsn, "after-restart", after).CaptureMessage("collector back up")
+	if len(after.acked()) != 1 {
+		t.Fatalf("the event sent after the restart was not acknowledged by %s", dsn)
+	}
 	for i, r := range readers {
 		var found IssueList
-		callOK(t, r.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
-		if len(found.Issues) != 1 || found.Issues[0].Title != "collector back up" || len(after.acked()) != 1 {
+		waitFor(t, "the reader to see the event sent after the restart", func() bool {
+			callOK(t, r.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
+			return len(found.Issues) == 1
+		})
+		if found.Issues[0].Title != "collector back up" {
 			t.Errorf("reader %d after the collector restarted: %+v", i, found.Issues)
 		}
 	}
