@@ -141,11 +141,14 @@ func RedactText(s string) string {
 // secretHints are substrings (lower-case) without which none of the patterns above
 // can match; checking them first keeps redaction cheap for ordinary text.
 var secretHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie", "session",
-	"csrf", "xsrf", "dsn", "bearer", "basic", "sentry", "://"}
+	"csrf", "xsrf", "dsn", "bearer", "basic", "sentry"}
 
 func mayHoldSecret(s string) bool {
 	if s == "" {
 		return false
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") { // a password in a URL
+		return true
 	}
 	lower := strings.ToLower(s)
 	for _, h := range secretHints {
