@@ -132,6 +132,8 @@ type writer struct {
 	tagsDelay time.Duration
 	// unchecked is what was written since retention last looked at the size.
 	unchecked int64
+	// durable answers committed requests once the WAL is fsynced.
+	durable *walSyncer
 }
 
 // issueState is what the writer needs of an issue row.
@@ -326,6 +328,7 @@ func newWriter(s *LocalStore) (*writer, error) {
 		conn.Close()
 		return nil, err
 	}
+	w.durable = newWALSyncer(s.path)
 	return w, nil
 }
 
@@ -348,6 +351,7 @@ func (w *writer) submit(ctx context.Context, events []*preparedEvent) error {
 func (w *writer) stop() {
 	close(w.quit)
 	<-w.done
+	w.durable.stop()
 	for _, st := range w.stmts {
 		st.Close()
 	}
@@ -442,6 +446,12 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 	for _, r := range batch {
 		events = append(events, r.events...)
 	}
+	if w.failed == nil {
+		if err := w.durable.failure(); err != nil {
+			w.failed = err
+			w.s.logger.Error("local store: syncing the WAL failed; refusing further writes until restart", "error", err.Error())
+		}
+	}
 	err := w.failed
 	if err == nil {
 		err = w.write(events)
@@ -450,9 +460,11 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 			w.s.logger.Error("local store: a write failed; refusing further writes until restart", "error", err.Error())
 		}
 	}
-	if err != nil {
-		err = fmt.Errorf("could not store durably: %w", err)
+	if err == nil {
+		w.durable.add(batch) // answered once the WAL is fsynced
+		return
 	}
+	err = fmt.Errorf("could not store durably: %w", err)
 	for _, r := range batch {
 		r.done <- err
 	}
