@@ -2,7 +2,6 @@ package errorserver
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -150,11 +149,4 @@ func (s *LocalStore) migrate() error {
 		s.logger.Info("local store: schema migrated", "path", s.path, "from", version, "to", SchemaVersion)
 	}
 	return nil
-}
-
-// queryer is what the read helpers need: *sql.DB, *sql.Tx and *sql.Conn all are.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }

@@ -175,14 +175,6 @@ func (w *writer) exec(ctx context.Context, q string, args ...any) (sql.Result, e
 	return st.ExecContext(ctx, args...)
 }
 
-func (w *writer) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	st, err := w.stmt(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
 // queryRow is QueryRow on a prepared statement.
 func (w *writer) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	st, err := w.stmt(ctx, q)
