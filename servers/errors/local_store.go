@@ -233,21 +233,15 @@ func (s *LocalStore) Promote() (bool, error) {
 	return true, nil
 }
 
-// openDB opens the database: WAL mode, a busy timeout so readers in other processes and
-// the writer wait for each other's locks instead of failing. The writer commits
-// without waiting for the disk, and its requests are answered after the WAL syncer's
-// fsync (local_sync.go).
+// openDB opens the database: WAL mode, durable commits (synchronous=FULL: the WAL is
+// fsynced before a commit returns), a busy timeout so readers in other processes and
+// the writer wait for each other's locks instead of failing.
 func openDB(path string, writer bool) (*sql.DB, error) {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(0)", "cache_size(-16000)", "temp_store(MEMORY)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(0)", "cache_size(-16000)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
-	if !writer {
-		q.Add("_pragma", "synchronous(FULL)") // a schema migration, or writes in tests
-	} else {
-		// The writer's commits are made durable by the WAL syncer (local_sync.go),
-		// which fsyncs the WAL beside the writer before any request is answered.
-		q.Add("_pragma", "synchronous(NORMAL)")
+	if writer {
 		// Checkpoint every 40 MB of WAL rather than 4 MB: pages written by many
 		// commits are copied into the database once. (A checkpointer beside the writer,
 		// on its own connection, was measured: no faster, and more system time.)

@@ -132,8 +132,6 @@ type writer struct {
 	tagsDelay time.Duration
 	// unchecked is what was written since retention last looked at the size.
 	unchecked int64
-	// durable answers committed requests once the WAL is fsynced.
-	durable *walSyncer
 }
 
 // issueState is what the writer needs of an issue row.
@@ -320,7 +318,6 @@ func newWriter(s *LocalStore) (*writer, error) {
 		conn.Close()
 		return nil, err
 	}
-	w.durable = newWALSyncer(s.path)
 	return w, nil
 }
 
@@ -343,7 +340,6 @@ func (w *writer) submit(ctx context.Context, events []*preparedEvent) error {
 func (w *writer) stop() {
 	close(w.quit)
 	<-w.done
-	w.durable.stop()
 	for _, st := range w.stmts {
 		st.Close()
 	}
@@ -438,12 +434,6 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 	for _, r := range batch {
 		events = append(events, r.events...)
 	}
-	if w.failed == nil {
-		if err := w.durable.failure(); err != nil {
-			w.failed = err
-			w.s.logger.Error("local store: syncing the WAL failed; refusing further writes until restart", "error", err.Error())
-		}
-	}
 	err := w.failed
 	if err == nil {
 		err = w.write(events)
@@ -452,11 +442,9 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 			w.s.logger.Error("local store: a write failed; refusing further writes until restart", "error", err.Error())
 		}
 	}
-	if err == nil {
-		w.durable.add(batch) // answered once the WAL is fsynced
-		return
+	if err != nil {
+		err = fmt.Errorf("could not store durably: %w", err)
 	}
-	err = fmt.Errorf("could not store durably: %w", err)
 	for _, r := range batch {
 		r.done <- err
 	}
