@@ -78,16 +78,21 @@ func (f *fakeGitHub) backend(cfg BackendConfig) *Backend {
 
 func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	rec := &statusRecorder{ResponseWriter: w, status: 200}
 	s := seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
-		Accept: r.Header.Get("Accept"), Auth: r.Header.Get("Authorization"), Body: body}
+		Accept: r.Header.Get("Accept"), Auth: r.Header.Get("Authorization"), Body: body, Status: 200}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	defer func() {
-		s.Status = rec.status
+	// The request is on record before its handler runs, and its status as soon as the
+	// handler writes it: a client cannot see an answer (or a cut connection) and count
+	// the requests before this one is among them.
+	f.mu.Lock()
+	f.reqs = append(f.reqs, s)
+	idx := len(f.reqs) - 1
+	f.mu.Unlock()
+	rec := &statusRecorder{ResponseWriter: w, status: 200, record: func(code int) {
 		f.mu.Lock()
-		f.reqs = append(f.reqs, s)
+		f.reqs[idx].Status = code
 		f.mu.Unlock()
-	}()
+	}}
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_logs/"):
 		if s.Auth != "" {
@@ -115,10 +120,12 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	record func(code int) // puts the status on the fake's record
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	s.status = code
+	s.record(code)
 	s.ResponseWriter.WriteHeader(code)
 }
 
