@@ -7,9 +7,9 @@ import (
 
 // Audit returns an [Observer] that logs one line per request once its response is
 // encoded: method, the tool or prompt name or resource URI ([Request].Name), the
-// caller's subject when authenticated, outcome, duration, response size, error code,
-// and the client's trace context (trace_id, span_id) when _meta carried a
-// traceparent. It never logs arguments, results or tokens. Install it with
+// caller's subject and issuer ("static" for static tokens) when authenticated,
+// outcome, duration, response size, error code, and the client's trace context
+// (trace_id, span_id) when _meta carried a traceparent. It never logs arguments, results or tokens. Install it with
 // [Server.Observe], or let the serve package do it.
 func Audit(logger *slog.Logger) Observer {
 	return func(ctx context.Context, req *Request, resp Response) {
@@ -20,6 +20,9 @@ func Audit(logger *slog.Logger) Observer {
 		}
 		if req.Subject != "" {
 			attrs = append(attrs, slog.String("subject", clip(req.Subject)))
+		}
+		if req.Issuer != "" {
+			attrs = append(attrs, slog.String("issuer", clip(req.Issuer)))
 		}
 		attrs = append(attrs,
 			slog.String("outcome", resp.Outcome),

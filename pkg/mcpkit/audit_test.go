@@ -101,13 +101,13 @@ func TestAuditLinePerRequest(t *testing.T) {
 	<-done
 
 	want := []map[string]any{
-		{"method": "tools/call", "name": "add", "subject": "alice", "outcome": "ok", "bytes": sizes[0], "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7"},
-		{"method": "tools/call", "name": "write_note", "subject": "alice", "outcome": "ok", "bytes": sizes[1]},
-		{"method": "tools/call", "name": "add", "subject": "alice", "outcome": "isError", "bytes": sizes[2]},
-		{"method": "tools/call", "name": "no_such_tool", "subject": "alice", "outcome": "error", "bytes": sizes[3], "code": float64(mcpkit.CodeInvalidParams)},
-		{"method": "tools/call", "name": "confirm", "subject": "alice", "outcome": "input_required", "bytes": sizes[4]},
-		{"method": "tools/list", "subject": "alice", "outcome": "ok", "bytes": sizes[5]},
-		{"method": "tools/call", "name": "hold", "subject": "alice", "outcome": "cancelled", "bytes": float64(0)},
+		{"method": "tools/call", "name": "add", "subject": "alice", "issuer": "static", "outcome": "ok", "bytes": sizes[0], "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7"},
+		{"method": "tools/call", "name": "write_note", "subject": "alice", "issuer": "static", "outcome": "ok", "bytes": sizes[1]},
+		{"method": "tools/call", "name": "add", "subject": "alice", "issuer": "static", "outcome": "isError", "bytes": sizes[2]},
+		{"method": "tools/call", "name": "no_such_tool", "subject": "alice", "issuer": "static", "outcome": "error", "bytes": sizes[3], "code": float64(mcpkit.CodeInvalidParams)},
+		{"method": "tools/call", "name": "confirm", "subject": "alice", "issuer": "static", "outcome": "input_required", "bytes": sizes[4]},
+		{"method": "tools/list", "subject": "alice", "issuer": "static", "outcome": "ok", "bytes": sizes[5]},
+		{"method": "tools/call", "name": "hold", "subject": "alice", "issuer": "static", "outcome": "cancelled", "bytes": float64(0)},
 	}
 	// The cancelled call's line is written when its handler returns: wait for it.
 	var got []map[string]any

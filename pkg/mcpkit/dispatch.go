@@ -69,8 +69,9 @@ type incoming struct {
 	msg  *message
 	sess *session // the connection's legacy session (stdio) or the HTTP session, or nil
 	out  stream
-	// subject and scopes of an authenticated HTTP caller.
+	// subject, issuer and scopes of an authenticated HTTP caller.
 	subject string
+	issuer  string
 	scopes  []string
 	// check, when set, runs once the request is prepared and before the handler
 	// chain: what only the transport can judge (HTTP headers, tool scopes). A non-nil
@@ -97,7 +98,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg
 	meta, perr := parseMeta(m)
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, msg: m, out: in.out,
-		Subject: in.subject, Scopes: in.scopes}
+		Subject: in.subject, Issuer: in.issuer, Scopes: in.scopes}
 	if perr != nil {
 		return req, methodSpec{}, perr
 	}

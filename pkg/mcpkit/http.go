@@ -37,14 +37,20 @@ type HTTPOptions struct {
 	// the endpoint an OAuth 2.1 resource server (bearer tokens, 401/403 challenges,
 	// per-tool scopes).
 	Authenticator HTTPAuthenticator
-	// MaxConcurrentPerCaller bounds the requests one caller (token subject, or peer
-	// address without authorization) has in flight; more are refused with 429 and
-	// Retry-After, never queued. Listen streams do not count. 0: no limit.
+	// MaxConcurrentPerCaller bounds the requests one caller (token subject with its
+	// issuer, or peer address without authorization) has in flight; more are
+	// refused with 429 and Retry-After, never queued. Listen streams do not count
+	// (MaxStreamsPerCaller bounds them). 0: no limit.
 	MaxConcurrentPerCaller int
 	// MaxStreams bounds the long-lived streams open on this instance
 	// (subscriptions/listen and legacy GET streams); more get 429 (default 1000,
 	// negative: no limit).
 	MaxStreams int
+	// MaxStreamsPerCaller bounds the long-lived streams one caller (as for
+	// MaxConcurrentPerCaller) has open on this instance, so that one caller cannot
+	// take every MaxStreams slot; more get 429 (default
+	// [DefaultMaxStreamsPerCaller], negative: no limit).
+	MaxStreamsPerCaller int
 	// StreamLifetime ends a subscriptions/listen stream with its completion result
 	// after this long, so clients listen again and long-lived streams spread over
 	// instances as they scale (default 30 min, negative: never). A stream also ends
@@ -77,6 +83,10 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	}
 	h.calls = newCallerLimiter(h.opts.MaxConcurrentPerCaller)
 	h.streams = &streamLimiter{max: h.opts.MaxStreams}
+	if h.opts.MaxStreamsPerCaller == 0 {
+		h.opts.MaxStreamsPerCaller = DefaultMaxStreamsPerCaller
+	}
+	h.callerStreams = newCallerLimiter(h.opts.MaxStreamsPerCaller)
 	s.markLive()
 	return h
 }
@@ -86,6 +96,8 @@ type httpHandler struct {
 	opts    HTTPOptions
 	calls   *callerLimiter // nil without a per-caller limit
 	streams *streamLimiter
+	// callerStreams is each caller's share of streams; nil without a per-caller limit.
+	callerStreams *callerLimiter
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -93,7 +105,7 @@ type httpHandler struct {
 
 type httpSession struct {
 	*session
-	subject  string // the caller who created it: no one else may use it
+	owner    identity // the caller who created it: no one else may use it
 	lastUsed time.Time
 }
 
@@ -120,7 +132,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		c = caller{subject: ac.Subject, scopes: ac.Scopes, expiry: ac.Expiry, authed: true}
+		c = caller{subject: ac.Subject, issuer: ac.Issuer, scopes: ac.Scopes, expiry: ac.Expiry, authed: true}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -215,12 +227,39 @@ func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	_, _ = w.Write(msg)
 }
 
-// caller is who sent a request, as authorization established it.
+// caller is who sent a request, as authorization established it. The caller's
+// identity is the pair (issuer, subject): subjects are unique only per issuer.
 type caller struct {
 	subject string
+	issuer  string
 	scopes  []string
 	expiry  time.Time // when the caller's token expires; zero if it does not
 	authed  bool
+}
+
+// identity is who a caller is: its subject qualified by the issuer that vouched
+// for it. The zero identity is the unauthenticated caller.
+type identity struct{ issuer, subject string }
+
+func (c caller) identity() identity { return identity{issuer: c.issuer, subject: c.subject} }
+
+// acquireStream takes a long-lived stream slot, the caller's share first and then
+// one of the instance's, or answers 429 saying which limit was reached.
+func (h *httpHandler) acquireStream(w http.ResponseWriter, r *http.Request, c caller, id ID) (release func(), ok bool) {
+	key := callerKey(r, c)
+	if !h.callerStreams.acquire(key) {
+		tooMany(w, id, "too many open streams from this caller (the limit is %d per caller); close one or wait for one to end", h.opts.MaxStreamsPerCaller)
+		return nil, false
+	}
+	if !h.streams.acquire() {
+		h.callerStreams.release(key)
+		tooMany(w, id, "too many open streams on this server instance (the limit is %d)", h.opts.MaxStreams)
+		return nil, false
+	}
+	return func() {
+		h.streams.release()
+		h.callerStreams.release(key)
+	}, true
 }
 
 // streamLifetime is how long a long-lived stream of this caller may stay open: the
@@ -269,7 +308,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	// Legacy sessions: an initialize mints one; later messages name it.
 	var hs *httpSession
 	if sid := r.Header.Get(hdrSessionID); sid != "" && m.Method != "initialize" {
-		if hs = h.session(sid, c.subject); hs == nil {
+		if hs = h.session(sid, c.identity()); hs == nil {
 			writeJSONError(w, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
 			return
 		}
@@ -286,13 +325,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	// Only requests count against the caller's limit: a notification or a response
 	// (an answer to a legacy elicitation) must get through while a call waits for it.
 	if m.Method == "subscriptions/listen" {
-		if !h.streams.acquire() {
-			tooMany(w, m.ID, "too many open streams on this server instance (the limit is %d)", h.opts.MaxStreams)
+		release, ok := h.acquireStream(w, r, c, m.ID)
+		if !ok {
 			return
 		}
-		defer h.streams.release()
+		defer release()
 	} else {
-		key := callerKey(r, c.subject)
+		key := callerKey(r, c)
 		if !h.calls.acquire(key) {
 			tooMany(w, m.ID, "too many concurrent requests from this caller (the limit is %d)", h.opts.MaxConcurrentPerCaller)
 			return
@@ -305,7 +344,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 
 	if m.Method == "initialize" {
-		hs = h.newSession(c.subject)
+		hs = h.newSession(c.identity())
 		w.Header().Set(hdrSessionID, hs.id)
 	}
 	// A legacy session's requests are in flight on it (notifications/cancelled reaches
@@ -342,7 +381,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		return nil
 	}
-	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, scopes: c.scopes, check: check})
+	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, issuer: c.issuer, scopes: c.scopes, check: check})
 	if rep.refused {
 		if m.Method == "initialize" && hs != nil {
 			h.dropSession(hs.id)
@@ -497,10 +536,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-func (h *httpHandler) newSession(subject string) *httpSession {
+func (h *httpHandler) newSession(owner identity) *httpSession {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	hs := &httpSession{session: newSession(h.s, hex.EncodeToString(b)), subject: subject, lastUsed: time.Now()}
+	hs := &httpSession{session: newSession(h.s, hex.EncodeToString(b)), owner: owner, lastUsed: time.Now()}
 	h.mu.Lock()
 	h.expireLocked()
 	h.sessions[hs.id] = hs
@@ -510,11 +549,11 @@ func (h *httpHandler) newSession(subject string) *httpSession {
 
 // session finds a legacy session by id for the caller who created it; another
 // caller presenting the id gets nil, as if it did not exist.
-func (h *httpHandler) session(id, subject string) *httpSession {
+func (h *httpHandler) session(id string, owner identity) *httpSession {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hs := h.sessions[id]
-	if hs != nil && hs.subject != subject {
+	if hs != nil && hs.owner != owner {
 		return nil
 	}
 	if hs != nil {
@@ -554,16 +593,16 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request, c caller) {
 		http.Error(w, "method not allowed: this revision has no GET stream; use subscriptions/listen", http.StatusMethodNotAllowed)
 		return
 	}
-	hs := h.session(sid, c.subject)
+	hs := h.session(sid, c.identity())
 	if hs == nil {
 		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
 		return
 	}
-	if !h.streams.acquire() {
-		tooMany(w, ID{}, "too many open streams on this server instance (the limit is %d)", h.opts.MaxStreams)
+	release, ok := h.acquireStream(w, r, c, ID{})
+	if !ok {
 		return
 	}
-	defer h.streams.release()
+	defer release()
 	ctx := r.Context()
 	if d := h.streamLifetime(c); d > 0 {
 		var cancel context.CancelFunc
@@ -588,7 +627,7 @@ func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request, c caller) {
 		http.Error(w, "method not allowed: this revision has no sessions", http.StatusMethodNotAllowed)
 		return
 	}
-	if h.session(sid, c.subject) == nil {
+	if h.session(sid, c.identity()) == nil {
 		writeJSONError(w, http.StatusNotFound, ID{}, Errorf(CodeInvalidRequest, "unknown or expired session %q", sid))
 		return
 	}

@@ -8,9 +8,14 @@ import (
 
 // Caller is who sent an HTTP request, as an [HTTPAuthenticator] established it.
 type Caller struct {
-	// Subject identifies the caller (a token's subject). It is logged in audit lines,
-	// binds legacy sessions and multi-round-trip state, and keys per-caller limits.
+	// Subject identifies the caller (a token's subject) within Issuer's namespace.
+	// It is logged in audit lines.
 	Subject string
+	// Issuer names who vouched for Subject (a JWT's issuer URL, "static" for static
+	// tokens). Subjects are unique only per issuer, so the pair (Issuer, Subject) is
+	// the caller: it binds legacy sessions and multi-round-trip state and keys
+	// per-caller limits, and a static token "alice" is never a JWT's "alice".
+	Issuer string
 	// Scopes are the OAuth scopes the caller's credentials grant.
 	Scopes []string
 	// Expiry is when the caller's credentials stop being valid (long-lived streams end
@@ -55,5 +60,5 @@ func (h *httpHandler) toolScopesGranted(w http.ResponseWriter, r *http.Request, 
 		return true
 	}
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, m.ID))
-	return h.opts.Authenticator.AuthorizeTool(w, r, Caller{Subject: c.subject, Scopes: c.scopes, Expiry: c.expiry}, p.Name, rt.tool.Scopes)
+	return h.opts.Authenticator.AuthorizeTool(w, r, Caller{Subject: c.subject, Issuer: c.issuer, Scopes: c.scopes, Expiry: c.expiry}, p.Name, rt.tool.Scopes)
 }

@@ -55,12 +55,14 @@ func (l *callerLimiter) release(key string) {
 	}
 }
 
-// callerKey identifies the caller a limit applies to: the token's subject when the
-// request is authenticated, otherwise the peer address (behind a proxy that is the
-// proxy: enable authorization to limit per caller there).
-func callerKey(r *http.Request, subject string) string {
-	if subject != "" {
-		return "sub:" + subject
+// callerKey identifies the caller a limit applies to: the token's subject qualified
+// by its issuer when the request is authenticated (the static token "alice" and a
+// JWT's "alice" have separate limits), otherwise the peer address (behind a proxy
+// that is the proxy: enable authorization to limit per caller there). The quoted
+// issuer ends unambiguously, so no (issuer, subject) pair shares another's key.
+func callerKey(r *http.Request, c caller) string {
+	if c.authed {
+		return "sub:" + strconv.Quote(c.issuer) + c.subject
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -75,6 +77,12 @@ func tooMany(w http.ResponseWriter, id ID, format string, args ...any) {
 	w.Header().Set("Retry-After", strconv.Itoa(1))
 	writeJSONError(w, http.StatusTooManyRequests, id, Errorf(CodeInvalidRequest, format+"; retry after 1 second", args...))
 }
+
+// DefaultMaxStreamsPerCaller is the default of [HTTPOptions].MaxStreamsPerCaller:
+// enough for a client listening from several windows or agents at once, and a
+// small part of the default MaxStreams (1000), so that one caller, or a few, cannot
+// take every stream.
+const DefaultMaxStreamsPerCaller = 16
 
 // streamLimiter bounds the long-lived streams of one instance (subscriptions/listen
 // and legacy GET streams): how many are open at once.

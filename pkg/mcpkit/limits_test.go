@@ -160,6 +160,64 @@ func TestListenStreamsAreBounded(t *testing.T) {
 	}
 }
 
+// TestOneCallerCannotTakeEveryStream: a caller gets its share of the listen streams
+// (16 by default), so another caller still gets one when the first opens more; with
+// authorization the share is per token subject and issuer, without it per client
+// address (issue 13, item 5).
+func TestOneCallerCannotTakeEveryStream(t *testing.T) {
+	const share = 16 // mcpkit.DefaultMaxStreamsPerCaller
+	alice, bob := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	st, err := auth.ParseStaticTokens(alice + " alice\n" + bob + " bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		auth bool
+	}{{"per token subject", true}, {"per client address without authorization", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &serve.Options{HTTP: mcpkit.HTTPOptions{MaxStreams: 100}}
+			if tt.auth {
+				o.Auth = &auth.Options{Verifier: st}
+			}
+			endpoint, _, _ := remotetest.HoldService(t, o)
+			c := remotetest.NewClient(t, endpoint)
+			c.Token = alice
+			filter := map[string]any{"toolsListChanged": true}
+			for i := range share {
+				if ev := c.Listen(filter).Next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
+					t.Fatalf("stream %d of the caller's share: %v", i+1, ev)
+				}
+			}
+			// A stream that is not refused stays open: bound the wait for the refusal.
+			over := remotetest.NewClient(t, endpoint)
+			over.Token, over.HC = alice, &http.Client{Timeout: 10 * time.Second}
+			r := over.Do("subscriptions/listen", map[string]any{"notifications": filter})
+			if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || r.Err == nil ||
+				!strings.Contains(r.Err.Message, "from this caller (the limit is 16 per caller)") {
+				t.Fatalf("stream %d of one caller: status %d %s, want 429 naming the per-caller limit", share+1, r.Status, r.Body)
+			}
+			if !tt.auth {
+				return // every test client has the same address
+			}
+			other := remotetest.NewClient(t, endpoint)
+			other.Token = bob
+			if ev := other.Listen(filter).Next(t); ev["method"] != "notifications/subscriptions/acknowledged" {
+				t.Errorf("another caller's stream: %v", ev)
+			}
+		})
+	}
+	t.Run("option", func(t *testing.T) {
+		endpoint, _, _ := remotetest.HoldService(t, &serve.Options{HTTP: mcpkit.HTTPOptions{MaxStreamsPerCaller: 1}})
+		c := remotetest.NewClient(t, endpoint)
+		c.Listen(map[string]any{"toolsListChanged": true}).Next(t)
+		c.HC = &http.Client{Timeout: 10 * time.Second}
+		if r := c.Do("subscriptions/listen", map[string]any{"notifications": map[string]any{}}); r.Status != http.StatusTooManyRequests {
+			t.Errorf("a second stream with MaxStreamsPerCaller 1: status %d", r.Status)
+		}
+	})
+}
+
 // streamEndsWithCompletion opens a listen stream that the server must end by
 // itself, gracefully: with its completion result.
 func streamEndsWithCompletion(t *testing.T, o *serve.Options) {

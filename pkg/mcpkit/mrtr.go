@@ -15,13 +15,14 @@ import (
 // answers or replay it against another request, and it expires.
 type requestState struct {
 	Method  string                     `json:"m"`
-	Target  string                     `json:"t"`           // tool or prompt name, or resource URI
-	Args    string                     `json:"a"`           // digest of the arguments
-	Subject string                     `json:"s,omitempty"` // authenticated caller, if any
-	Expires int64                      `json:"x"`           // unix seconds
-	Inputs  map[string]json.RawMessage `json:"i,omitempty"` // answers from earlier rounds
-	App     []byte                     `json:"d,omitempty"` // handler state (SetState)
-	Asked   []string                   `json:"q,omitempty"` // keys the server asked for in this round
+	Target  string                     `json:"t"`            // tool or prompt name, or resource URI
+	Args    string                     `json:"a"`            // digest of the arguments
+	Subject string                     `json:"s,omitempty"`  // authenticated caller, if any…
+	Issuer  string                     `json:"si,omitempty"` // …and who vouched for it: subjects are unique only per issuer
+	Expires int64                      `json:"x"`            // unix seconds
+	Inputs  map[string]json.RawMessage `json:"i,omitempty"`  // answers from earlier rounds
+	App     []byte                     `json:"d,omitempty"`  // handler state (SetState)
+	Asked   []string                   `json:"q,omitempty"`  // keys the server asked for in this round
 }
 
 // argsDigest binds a state to the arguments it was issued for. The arguments are
@@ -74,7 +75,7 @@ func (s *Server) verify(token string, req *Request, target string, args json.Raw
 	if time.Now().Unix() > st.Expires {
 		return nil, bad("it has expired")
 	}
-	if st.Method != req.Method || st.Target != target || st.Args != argsDigest(args) || st.Subject != req.Subject {
+	if st.Method != req.Method || st.Target != target || st.Args != argsDigest(args) || st.Subject != req.Subject || st.Issuer != req.Issuer {
 		return nil, bad("it was issued for a different request")
 	}
 	return &st, nil
@@ -125,7 +126,7 @@ func (s *Server) inputRequired(req *Request) (*inputRequiredResult, *Error) {
 		args = json.RawMessage("{}")
 	}
 	req.mu.Lock()
-	st := &requestState{Method: req.Method, Target: target, Args: argsDigest(args), Subject: req.Subject,
+	st := &requestState{Method: req.Method, Target: target, Args: argsDigest(args), Subject: req.Subject, Issuer: req.Issuer,
 		Expires: time.Now().Add(s.opts.StateTTL).Unix(), Inputs: req.inputs, App: req.newState}
 	if st.App == nil {
 		st.App = req.appState

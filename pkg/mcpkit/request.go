@@ -26,8 +26,14 @@ type Request struct {
 	// Meta is the request's _meta (2026-07-28), or the session's equivalent for legacy
 	// revisions: protocol version, client capabilities and info, log level, progress token.
 	Meta RequestMeta
-	// Subject is the authenticated caller on HTTP with authorization, else empty.
+	// Subject is the authenticated caller on HTTP with authorization, else empty: a
+	// JWT's sub or a static token's subject, as the Issuer that vouched for it names
+	// the caller. It is unique only together with Issuer: key anything per caller by
+	// both (mcpkit binds requestState, legacy sessions and per-caller limits so).
 	Subject string
+	// Issuer names who vouched for Subject: the JWT issuer's URL, or "static" for a
+	// static token (auth.StaticIssuer); empty without authorization.
+	Issuer string
 	// Scopes are the caller's granted scopes on HTTP with authorization.
 	Scopes []string
 	// Name is the tool or prompt name, or the resource URI, of a call (for audit logs).

@@ -22,13 +22,14 @@ func JSONText(v any) (string, error) {
 }
 
 // structuredResult renders a typed output as structuredContent and text: one encoding,
-// one copy, shared by both (the text block is the JSON itself).
+// one copy, shared by both (the text block is the JSON itself), unless the output is a
+// [TextRenderer], whose MCPText is the text block.
 func structuredResult(out any) (*CallToolResult, error) {
 	text, err := JSONText(out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding tool output: %w", err)
 	}
-	return &CallToolResult{Content: []Content{TextContent(text)}, StructuredContent: encodedJSON(text)}, nil
+	return &CallToolResult{Content: []Content{TextContent(renderedText(out, text))}, StructuredContent: encodedJSON(text)}, nil
 }
 
 // untypedResult renders the output of a tool whose Out is any, which publishes no

@@ -19,9 +19,20 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         map[string]any   `json:"_meta,omitempty"`
-	// Scopes are the OAuth scopes a caller needs for this tool over authorized HTTP.
+	// Scopes are the OAuth scopes a caller needs for this tool over authorized HTTP,
+	// besides the scopes every request needs: a call without one of them is refused
+	// with 403 insufficient_scope naming them, and Protected Resource Metadata lists
+	// them in scopes_supported. Every tool that changes something carries its
+	// server's write scope ([WriteScope]).
 	Scopes []string `json:"-"`
 }
+
+// WriteScope is the scope of the tools that change something on a server, by the
+// naming scheme of the servers here: "<name>:write", where name is the short name
+// of what the server serves ("files:write", "db:write", "github:write",
+// "errors:write"). A token with only the scopes every request needs can then read
+// but not write.
+func WriteScope(name string) string { return name + ":write" }
 
 // ToolAnnotations are hints about a tool's behaviour. mcpkit always sends all four
 // hints, so a tool says what it does instead of leaving clients to assume defaults.
@@ -62,10 +73,11 @@ var (
 // AddTool registers a typed tool. The input schema is generated from In (a struct) and
 // every call's arguments are validated against it before h runs. The output schema is
 // generated from Out and the result carries structuredContent plus its JSON as text
-// ([JSONText]), with two exceptions. If Out is *CallToolResult, h builds the result
-// itself. If Out is any (and t sets no OutputSchema), the tool publishes no output
-// schema, as in the Go SDK: a result that is a JSON object still comes as
-// structuredContent and text, any other value as text only.
+// ([JSONText]; the output's own text instead when Out is a [TextRenderer]), with two
+// exceptions. If Out is *CallToolResult, h builds the result itself. If Out is any
+// (and t sets no OutputSchema), the tool publishes no output schema, as in the Go SDK:
+// a result that is a JSON object still comes as structuredContent and text, any other
+// value as text only.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {

@@ -70,10 +70,10 @@ type ListProjectsInput struct {
 // SearchIssuesInput is an issue search.
 type SearchIssuesInput struct {
 	Organization string   `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	Query        string   `json:"query,omitempty" jsonschema_description:"Sentry search syntax. Free text matches titles and messages; key:value filters such as is:unresolved or level:error or environment:production or release:1.2.3 or any tag (browser:Chrome); !key:value negates. Empty means Sentry's default (is:unresolved)."`
-	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema_description:"Relative time window ending now: a number and a unit s/m/h/d/w such as 24h or 14d. Default 14d. Do not combine with start and end."`
-	Start        string   `json:"start,omitempty" jsonschema_description:"Absolute window start (RFC 3339 such as 2026-05-01T00:00:00Z). Needs end."`
-	End          string   `json:"end,omitempty" jsonschema_description:"Absolute window end (RFC 3339). Needs start."`
+	Query        string   `json:"query,omitempty" jsonschema_description:"Sentry search syntax. Free text matches title, culprit, exception and message; key:value filters such as is:unresolved or level:error or environment:production or release:1.2.3 or any tag (browser:Chrome); firstSeen:-6h or firstSeen:>2026-12-01 (or lastSeen); !key:value negates. Empty means Sentry's default (is:unresolved)."`
+	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema_description:"Time window ending now: numbers with units s/m/h/d/w such as 90m, 6h30m, 24h or 3d. Default 14d. Not with start."`
+	Start        string   `json:"start,omitempty" jsonschema_description:"Window start (RFC 3339 such as 2026-05-01T00:00:00Z, or a date); without end the window runs until now."`
+	End          string   `json:"end,omitempty" jsonschema_description:"Window end (RFC 3339); needs start."`
 	Sort         string   `json:"sort,omitempty" jsonschema_description:"Order: date (last seen; the default) or new (first seen) or freq (event count) or user (users affected)." jsonschema:"enum=date,enum=new,enum=freq,enum=user"`
 	Environment  []string `json:"environment,omitempty" jsonschema_description:"Only events from these environments (such as production)."`
 	Project      []string `json:"project,omitempty" jsonschema_description:"Only these projects: ids or slugs as list_projects shows them."`
@@ -94,6 +94,11 @@ type GetEventInput struct {
 	EventID        string `json:"eventId,omitempty" jsonschema_description:"latest (the default) or oldest or a 32-character event id from list_issue_events."`
 	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema_description:"Stack frames kept per exception (in-app frames first): 1 to 200. Default 30." jsonschema:"minimum=0,maximum=200"`
 	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema_description:"Most recent breadcrumbs kept: 0 to 100. Default 20." jsonschema:"minimum=0,maximum=100"`
+
+	// codes are the server's code mappings and in-app prefixes, set by the server
+	// (never by a client: the field is not part of the input schema). Backends pass
+	// the input to resolveViewOptions, which hands them to the view layer.
+	codes *codeMap
 }
 
 // ListIssueEventsInput pages through an issue's events.

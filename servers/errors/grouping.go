@@ -173,7 +173,8 @@ func eventTitle(e *eventData) string {
 }
 
 // eventCulprit names where it happened: the transaction, else the innermost in-app
-// frame of the reported exception.
+// frame of the reported exception, else (as Sentry does when the SDK marked no frame
+// in-app, which sentry-go does for a -trimpath build) its innermost frame.
 func eventCulprit(e *eventData) string {
 	if e.Transaction != "" {
 		return capped(e.Transaction, 256)
@@ -182,15 +183,23 @@ func eventCulprit(e *eventData) string {
 	if n := len(e.Exceptions); n > 0 {
 		frames = e.Exceptions[n-1].Frames
 	}
-	for i := len(frames) - 1; i >= 0; i-- {
-		if f := frames[i]; f.InApp {
-			if f.Module != "" {
-				return capped(fmt.Sprintf("%s in %s", f.Module, f.Function), 256)
-			}
-			return capped(fmt.Sprintf("%s in %s", f.Filename, f.Function), 256)
+	at := -1
+	for i := len(frames) - 1; i >= 0 && at < 0; i-- {
+		if frames[i].InApp {
+			at = i
 		}
 	}
-	return ""
+	if at < 0 {
+		at = len(frames) - 1
+	}
+	if at < 0 {
+		return ""
+	}
+	f := frames[at]
+	if f.Module != "" {
+		return capped(fmt.Sprintf("%s in %s", f.Module, f.Function), 256)
+	}
+	return capped(fmt.Sprintf("%s in %s", firstNonEmpty(f.Filename, f.AbsPath), f.Function), 256)
 }
 
 func firstLine(s string) string {

@@ -13,30 +13,59 @@ import (
 // DefaultStatsPeriod is the search window when none is given (Sentry's UI default).
 const DefaultStatsPeriod = "14d"
 
-// timeWindow is a validated search window. For a relative window Period is kept as
-// given so the Sentry backend can pass it on unchanged.
+// timeWindow is a validated search window. Period is a relative window in one unit,
+// as Sentry's statsPeriod takes it (so the Sentry backend can pass it on), and empty
+// for an absolute window.
 type timeWindow struct {
 	Period     string
 	Start, End time.Time
 }
 
-var periodPattern = regexp.MustCompile(`^([0-9]{1,6})([smhdw])$`)
+// periodPattern is a period: one or more groups of a number and a unit s, m, h, d or w,
+// such as 24h, 90m, 6h30m, 3d or 1w2d.
+var (
+	periodPattern = regexp.MustCompile(`^(?:[0-9]{1,9}[smhdw])+$`)
+	periodPart    = regexp.MustCompile(`([0-9]+)([smhdw])`)
+)
 
-// parsePeriod parses Sentry's statsPeriod: a number and one of s, m, h, d, w.
+var periodUnits = map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}
+
+// maxPeriod bounds a period: ten years.
+const maxPeriod = 10 * 365 * 24 * time.Hour
+
+// parsePeriod parses a statsPeriod (and the -24h of firstSeen:-24h): one or more groups
+// of a number and a unit s, m, h, d or w, such as 24h, 90m, 6h30m or 3d.
 func parsePeriod(p string) (time.Duration, error) {
-	m := periodPattern.FindStringSubmatch(p)
-	if m == nil {
-		return 0, fmt.Errorf("%w: statsPeriod %q is not a period: give a number and a unit s, m, h, d or w, such as 24h or 14d", ErrInvalidInput, p)
+	if !periodPattern.MatchString(p) {
+		return 0, fmt.Errorf("%w: statsPeriod %q is not a period: give numbers with units s, m, h, d or w, such as 90m, 6h30m, 24h or 3d", ErrInvalidInput, p)
 	}
-	n, _ := strconv.Atoi(m[1])
-	if n == 0 {
+	var d time.Duration
+	for _, m := range periodPart.FindAllStringSubmatch(p, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		unit := periodUnits[m[2]]
+		if n > int64(maxPeriod/unit) {
+			return 0, fmt.Errorf("%w: statsPeriod %q is longer than ten years", ErrInvalidInput, p)
+		}
+		d += time.Duration(n) * unit
+	}
+	if d == 0 {
 		return 0, fmt.Errorf("%w: statsPeriod %q is empty: give a positive period such as 24h", ErrInvalidInput, p)
 	}
-	unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-	if d := time.Duration(n) * unit; d <= 10*365*24*time.Hour {
-		return d, nil
+	if d > maxPeriod {
+		return 0, fmt.Errorf("%w: statsPeriod %q is longer than ten years", ErrInvalidInput, p)
 	}
-	return 0, fmt.Errorf("%w: statsPeriod %q is longer than ten years", ErrInvalidInput, p)
+	return d, nil
+}
+
+// singleUnitPeriod writes d in the largest of d, h, m, s that divides it (6h30m is
+// 390m, 2w is 14d): Sentry's statsPeriod takes one number and one unit.
+func singleUnitPeriod(d time.Duration) string {
+	for _, u := range []string{"d", "h", "m"} {
+		if d%periodUnits[u] == 0 {
+			return strconv.FormatInt(int64(d/periodUnits[u]), 10) + u
+		}
+	}
+	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 }
 
 // parseInstant accepts RFC 3339 with or without a zone (UTC assumed) and a bare date.
@@ -46,30 +75,35 @@ func parseInstant(name, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%w: %s %q is not a time: give RFC 3339 such as 2026-05-01T00:00:00Z", ErrInvalidInput, name, s)
+	return time.Time{}, fmt.Errorf("%w: %s %q is not a time: give RFC 3339 such as 2026-05-01T00:00:00Z or a date such as 2026-05-01", ErrInvalidInput, name, s)
 }
 
-// resolveWindow validates statsPeriod versus start/end and returns the window, with
-// DefaultStatsPeriod when neither is given. now is used for relative windows.
+// resolveWindow validates statsPeriod versus start/end and returns the window:
+// statsPeriod is the period ending now (DefaultStatsPeriod when nothing is given);
+// start alone runs until now; start and end are an absolute window.
 func resolveWindow(period, start, end string, now time.Time) (timeWindow, error) {
 	period, start, end = strings.TrimSpace(period), strings.TrimSpace(start), strings.TrimSpace(end)
 	if period != "" && (start != "" || end != "") {
-		return timeWindow{}, fmt.Errorf("%w: give statsPeriod or start and end, not both", ErrInvalidInput)
+		return timeWindow{}, fmt.Errorf("%w: give statsPeriod, or start (and optionally end), not both", ErrInvalidInput)
 	}
-	if (start == "") != (end == "") {
-		return timeWindow{}, fmt.Errorf("%w: start and end go together: give both (RFC 3339) or use statsPeriod such as 24h", ErrInvalidInput)
+	if end != "" && start == "" {
+		return timeWindow{}, fmt.Errorf("%w: end needs start: give start (alone it means until now) or statsPeriod such as 24h", ErrInvalidInput)
 	}
 	if start != "" {
 		s, err := parseInstant("start", start)
 		if err != nil {
 			return timeWindow{}, err
 		}
-		e, err := parseInstant("end", end)
-		if err != nil {
-			return timeWindow{}, err
-		}
-		if !e.After(s) {
-			return timeWindow{}, fmt.Errorf("%w: end %s is not after start %s", ErrInvalidInput, end, start)
+		e := now
+		if end != "" {
+			if e, err = parseInstant("end", end); err != nil {
+				return timeWindow{}, err
+			}
+			if !e.After(s) {
+				return timeWindow{}, fmt.Errorf("%w: end %s is not after start %s", ErrInvalidInput, end, start)
+			}
+		} else if !now.After(s) {
+			return timeWindow{}, fmt.Errorf("%w: start %s is not before now (%s): give an earlier start, or an end too", ErrInvalidInput, start, fmtTime(now))
 		}
 		return timeWindow{Start: s, End: e}, nil
 	}
@@ -79,6 +113,9 @@ func resolveWindow(period, start, end string, now time.Time) (timeWindow, error)
 	d, err := parsePeriod(period)
 	if err != nil {
 		return timeWindow{}, err
+	}
+	if len(periodPart.FindAllString(period, -1)) > 1 {
+		period = singleUnitPeriod(d)
 	}
 	return timeWindow{Period: period, Start: now.Add(-d), End: now}, nil
 }

@@ -215,6 +215,12 @@ func TestParseQuery(t *testing.T) {
 		{"firstSeen:+1h", true},
 		{"lastSeen:-15m", true},
 		{"lastSeen:-5m", false},
+		{"firstSeen:-2h30m", true}, // any period, as statsPeriod
+		{"firstSeen:-1h30m", false},
+		{"firstSeen:>2026-05-02", true}, // absolute dates, as the README documents
+		{"firstSeen:>2026-05-02T11:00:00Z", false},
+		{"lastSeen:<2026-05-03", true},
+		{"age:<=2026-05-01", false},
 		{"message:declined AND level:error", true},
 	}
 	for _, tc := range cases {
@@ -259,13 +265,28 @@ func TestResolveWindow(t *testing.T) {
 		{period: "24h", want: timeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
 		{period: "2w", want: timeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
 		{period: "90s", want: timeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
+		// Any duration; a period of several units becomes one unit, as Sentry takes it.
+		{period: "90m", want: timeWindow{Period: "90m", Start: now.Add(-90 * time.Minute), End: now}},
+		{period: "6h30m", want: timeWindow{Period: "390m", Start: now.Add(-6*time.Hour - 30*time.Minute), End: now}},
+		{period: "3d", want: timeWindow{Period: "3d", Start: now.Add(-72 * time.Hour), End: now}},
+		{period: "1d12h", want: timeWindow{Period: "36h", Start: now.Add(-36 * time.Hour), End: now}},
+		{period: "1w2d", want: timeWindow{Period: "9d", Start: now.Add(-9 * 24 * time.Hour), End: now}},
+		{period: "1h30m15s", want: timeWindow{Period: "5415s", Start: now.Add(-5415 * time.Second), End: now}},
+		// start alone runs until now.
+		{start: "2026-05-01", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: now}},
+		{start: "2026-05-02T09:00:00Z", want: timeWindow{Start: time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), End: now}},
 		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
 		{start: "2026-05-01", end: "2026-05-02", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
 		{period: "1 day", wantErr: "not a period"},
 		{period: "0h", wantErr: "positive"},
 		{period: "99999w", wantErr: "ten years"},
 		{period: "1d", start: "2026-05-01", end: "2026-05-02", wantErr: "not both"},
-		{start: "2026-05-01", wantErr: "go together"},
+		{end: "2026-05-01", wantErr: "end needs start"},
+		{start: "2026-05-03", wantErr: "not before now"},
+		{period: "6h30", wantErr: "not a period"},
+		{period: "h", wantErr: "not a period"},
+		{period: "0h0m", wantErr: "positive"},
+		{period: "3650d1d", wantErr: "ten years"},
 		{start: "May 1st", end: "2026-05-02", wantErr: "RFC 3339"},
 		{start: "2026-05-02", end: "2026-05-01", wantErr: "not after"},
 	}

@@ -17,12 +17,14 @@ type Project struct {
 	Organization string `json:"organization,omitempty" jsonschema_description:"Slug of the organization the project belongs to."`
 	Issues       int    `json:"issues,omitempty" jsonschema_description:"Issues stored (local store only)."`
 	Events       int64  `json:"events,omitempty" jsonschema_description:"Events stored (local store only)."`
+	DSN          string `json:"dsn,omitempty" jsonschema_description:"The DSN an application sets to send this project's events here (local store only)."`
 }
 
 // ProjectList is ListProjects' result.
 type ProjectList struct {
 	Organizations []Organization `json:"organizations,omitempty" jsonschema_description:"Organizations whose projects are listed."`
 	Projects      []Project      `json:"projects" jsonschema_description:"Projects."`
+	Notice        string         `json:"notice,omitempty" jsonschema_description:"Something the reader should know, such as how to send events to an empty local store."`
 	mcpkit.Truncation
 }
 
@@ -47,6 +49,7 @@ type Issue struct {
 
 // IssueList is SearchIssues' result.
 type IssueList struct {
+	Now        string  `json:"now,omitempty" jsonschema_description:"The server's current time (RFC 3339), to read the timestamps against."`
 	Issues     []Issue `json:"issues" jsonschema_description:"Matching issues in the requested order."`
 	NextCursor string  `json:"nextCursor,omitempty" jsonschema_description:"Pass as cursor (with the same other arguments) for the next page; absent on the last page."`
 	Notice     string  `json:"notice,omitempty" jsonschema_description:"Something the reader should know about the data such as events dropped by retention."`
@@ -57,8 +60,8 @@ type IssueList struct {
 type TagValue struct {
 	Value     string `json:"value" jsonschema_description:"Tag value."`
 	Count     int64  `json:"count" jsonschema_description:"Events with this value."`
-	FirstSeen string `json:"firstSeen,omitempty" jsonschema_description:"First event with this value (RFC 3339)."`
-	LastSeen  string `json:"lastSeen,omitempty" jsonschema_description:"Latest event with this value (RFC 3339)."`
+	FirstSeen string `json:"firstSeen,omitempty" jsonschema_description:"First event with this value (RFC 3339); get_issue shows it for release values only, when it is not the issue's firstSeen."`
+	LastSeen  string `json:"lastSeen,omitempty" jsonschema_description:"Latest event with this value (RFC 3339); get_issue shows it for release values only, when it is not the issue's lastSeen."`
 }
 
 // TagSummary is a tag key with its most frequent values.
@@ -71,9 +74,11 @@ type TagSummary struct {
 
 // IssueDetail is GetIssue's result.
 type IssueDetail struct {
+	Now string `json:"now,omitempty" jsonschema_description:"The server's current time (RFC 3339), to read the timestamps against."`
 	Issue
-	Tags   []TagSummary `json:"tags,omitempty" jsonschema_description:"Top values of the issue's tags; get_tag_values lists all values of one key."`
-	Notice string       `json:"notice,omitempty" jsonschema_description:"Something the reader should know about the data such as events dropped by retention."`
+	EveryEvent map[string]string `json:"everyEvent,omitempty" jsonschema_description:"Tags with one value on every event of the issue (key: value), such as the environment or release when only one is affected."`
+	Tags       []TagSummary      `json:"tags,omitempty" jsonschema_description:"Top values of the issue's other tags; get_tag_values lists all values of one key with their times."`
+	Notice     string            `json:"notice,omitempty" jsonschema_description:"Something the reader should know about the data such as events dropped by retention."`
 	mcpkit.Truncation
 }
 
@@ -93,11 +98,13 @@ type ContextLine struct {
 // Frame is one stack frame.
 type Frame struct {
 	Function string            `json:"function,omitempty" jsonschema_description:"Function name."`
-	Module   string            `json:"module,omitempty" jsonschema_description:"Module or package."`
-	File     string            `json:"file,omitempty" jsonschema_description:"File path as the SDK reported it."`
-	Line     int               `json:"line,omitempty" jsonschema_description:"Line number."`
+	Module   string            `json:"module,omitempty" jsonschema_description:"Module or package (absent when it is the file's directory)."`
+	File     string            `json:"file,omitempty" jsonschema_description:"File path as the SDK reported it (absent when path is given)."`
+	Path     string            `json:"path,omitempty" jsonschema_description:"The file on this machine, from the server's code mappings (--code-mapping): open it as it is."`
+	Repo     string            `json:"repo,omitempty" jsonschema_description:"repository:path of the file, from the Sentry project's code mappings, when no local code mapping covers it."`
+	Line     int               `json:"line,omitempty" jsonschema_description:"Line number (1-based)."`
 	Column   int               `json:"column,omitempty" jsonschema_description:"Column number."`
-	InApp    bool              `json:"inApp" jsonschema_description:"True for the application's own code; false for libraries and the runtime."`
+	InApp    bool              `json:"inApp,omitempty" jsonschema_description:"True for the application's own code (by the server's --in-app prefixes or code mappings when set, else by the SDK); absent for libraries and the runtime."`
 	Context  []ContextLine     `json:"context,omitempty" jsonschema_description:"Source lines around the frame (in-app frames only)."`
 	Vars     map[string]string `json:"vars,omitempty" jsonschema_description:"Local variables as JSON text; secret-looking names redacted."`
 }
@@ -142,6 +149,7 @@ type User struct {
 
 // Event is GetEvent's result: one occurrence of an issue.
 type Event struct {
+	Now                string                       `json:"now,omitempty" jsonschema_description:"The server's current time (RFC 3339), to read the timestamps against."`
 	ID                 string                       `json:"id" jsonschema_description:"Event id."`
 	IssueID            string                       `json:"issueId,omitempty" jsonschema_description:"Issue the event belongs to."`
 	Project            string                       `json:"project,omitempty" jsonschema_description:"Project id or slug."`
@@ -161,9 +169,10 @@ type Event struct {
 	BreadcrumbsOmitted int                          `json:"breadcrumbsOmitted,omitempty" jsonschema_description:"Older breadcrumbs left out by maxBreadcrumbs."`
 	Request            *Request                     `json:"request,omitempty" jsonschema_description:"HTTP request."`
 	User               *User                        `json:"user,omitempty" jsonschema_description:"User."`
-	Tags               []Tag                        `json:"tags,omitempty" jsonschema_description:"Tags sorted by key."`
+	Tags               []Tag                        `json:"tags,omitempty" jsonschema_description:"Tags sorted by key, without those whose value a field above shows (environment, release, level, transaction, user, url)."`
 	Contexts           map[string]map[string]string `json:"contexts,omitempty" jsonschema_description:"Contexts such as os and runtime and device."`
 	Extra              map[string]string            `json:"extra,omitempty" jsonschema_description:"Extra data as JSON text; secret-looking keys redacted."`
+	Notice             string                       `json:"notice,omitempty" jsonschema_description:"Something the reader should know, such as how to map the frames' files to local paths."`
 	mcpkit.Truncation
 }
 
@@ -181,6 +190,7 @@ type EventSummary struct {
 
 // EventList is ListIssueEvents' result.
 type EventList struct {
+	Now        string         `json:"now,omitempty" jsonschema_description:"The server's current time (RFC 3339), to read the timestamps against."`
 	Events     []EventSummary `json:"events" jsonschema_description:"Events newest first."`
 	NextCursor string         `json:"nextCursor,omitempty" jsonschema_description:"Pass as cursor for the next (older) page; absent on the last page."`
 	Notice     string         `json:"notice,omitempty" jsonschema_description:"Something the reader should know about the data such as events dropped by retention."`
@@ -189,6 +199,7 @@ type EventList struct {
 
 // TagValueList is GetTagValues' result.
 type TagValueList struct {
+	Now          string     `json:"now,omitempty" jsonschema_description:"The server's current time (RFC 3339), to read the timestamps against."`
 	Key          string     `json:"key" jsonschema_description:"Tag key."`
 	TotalValues  int64      `json:"totalValues,omitempty" jsonschema_description:"Events that carry this tag."`
 	UniqueValues int64      `json:"uniqueValues,omitempty" jsonschema_description:"Distinct values."`

@@ -26,6 +26,12 @@ type SentryBackend struct {
 	orgs     []apiOrg
 	orgsAt   time.Time
 	projects map[string]projectCache // by organization
+	mappings map[string]mappingCache // by organization/project id
+}
+
+type mappingCache struct {
+	list []CodeMapping
+	at   time.Time
 }
 
 type projectCache struct {
@@ -75,7 +81,7 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	return &SentryBackend{cfg: cfg, base: base, hc: sentryClient(hc, cfg), logger: cfg.Logger, projects: map[string]projectCache{}}, nil
+	return &SentryBackend{cfg: cfg, base: base, hc: sentryClient(hc, cfg), logger: cfg.Logger, projects: map[string]projectCache{}, mappings: map[string]mappingCache{}}, nil
 }
 
 // BaseURL is the normalised Sentry base URL requests go to.
@@ -407,7 +413,53 @@ func (b *SentryBackend) GetEvent(ctx context.Context, in GetEventInput) (*Event,
 	if d.IssueID == "" {
 		d.IssueID = in.IssueID
 	}
+	if hasFrames(d) {
+		opts.codes = opts.codes.withRepo(b.codeMappings(ctx, org, string(ev.ProjectID)))
+	}
 	return viewEvent(d, opts), nil
+}
+
+func hasFrames(d *eventData) bool {
+	for _, x := range d.Exceptions {
+		if len(x.Frames) > 0 {
+			return true
+		}
+	}
+	return len(d.Stacktrace) > 0
+}
+
+// codeMappings returns the Sentry project's code mappings (stack root to a path in a
+// repository, as set up under Settings > Integrations), cached for a few minutes.
+// The endpoint is not in Sentry's published API reference (it serves Sentry's own
+// UI) and needs org:read; when it fails the frames simply go without repository
+// paths, so a failure is cached too and never fails get_event.
+func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) []CodeMapping {
+	if project == "" || checkID("project", project) != nil {
+		return nil
+	}
+	key := org + "/" + project
+	b.mu.Lock()
+	if c, ok := b.mappings[key]; ok && time.Since(c.at) < cacheTTL {
+		b.mu.Unlock()
+		return c.list
+	}
+	b.mu.Unlock()
+	var list []apiCodeMapping
+	var out []CodeMapping
+	q := url.Values{"project": {project}, "per_page": {"100"}}
+	if _, err := b.get(ctx, "list code mappings of "+org, []string{"organizations", org, "code-mappings"}, q, &list); err != nil {
+		b.logger.Debug("Sentry code mappings unavailable; frames get no repository paths", "organization", org, "project", project, "error", err.Error())
+	}
+	for _, m := range list {
+		if string(m.ProjectID) != project || m.RepoName == "" {
+			continue
+		}
+		out = append(out, CodeMapping{StackRoot: m.StackRoot, SourceRoot: m.RepoName + ":" + m.SourceRoot})
+	}
+	b.mu.Lock()
+	b.mappings[key] = mappingCache{list: out, at: time.Now()}
+	b.mu.Unlock()
+	return out
 }
 
 // ListIssueEvents lists an issue's events, newest first.

@@ -75,6 +75,16 @@ type apiUser struct {
 	IPAddress flexString `json:"ip_address"`
 }
 
+// apiCodeMapping is one of an organization's code mappings
+// (GET /api/0/organizations/{org}/code-mappings/?project={id}): a stack root mapped
+// to a path in a repository.
+type apiCodeMapping struct {
+	ProjectID  flexString `json:"projectId"`
+	RepoName   string     `json:"repoName"`
+	StackRoot  string     `json:"stackRoot"`
+	SourceRoot string     `json:"sourceRoot"`
+}
+
 type apiEvent struct {
 	ID          flexString       `json:"id"`
 	EventID     flexString       `json:"eventID"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -19,6 +20,14 @@ type Config struct {
 	// store. It goes into the server instructions so the model can help a user point
 	// an application at the store. Empty: not mentioned.
 	LocalDSN string
+	// CodeMappings map the file paths stack frames report to files on this machine:
+	// get_event shows each mapped frame's local path.
+	CodeMappings []CodeMapping
+	// InApp are the prefixes of modules or files that are the application's own code;
+	// empty: the stack roots of CodeMappings, and with no mappings the SDK's in_app.
+	InApp []string
+	// Now is the clock of the now field of results; nil means time.Now.
+	Now func() time.Time
 }
 
 // New builds the MCP server over backend: six read-only tools, one resource per issue
@@ -36,9 +45,11 @@ func New(cfg Config, backend Backend) *mcpkit.Server {
 		ReadOnly:     true,
 		StateKey:     cfg.StateKey,
 	})
-	s.AddTools(tools(backend)...)
-	addIssueResource(s, backend)
-	addTriagePrompt(s, backend)
+	_, remote := backend.(*SentryBackend)
+	pb := newPresenter(cfg, backend)
+	s.AddTools(tools(pb, remote)...)
+	addIssueResource(s, pb)
+	addTriagePrompt(s, pb)
 	return s
 }
 

@@ -263,7 +263,7 @@ func TestToolErrorsSayWhatToDo(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{ToolSearchIssues, map[string]any{"statsPeriod": "yesterday"}, "give a number and a unit"},
+		{ToolSearchIssues, map[string]any{"statsPeriod": "yesterday"}, "give numbers with units"},
 		{ToolSearchIssues, map[string]any{"statsPeriod": "24h", "start": "2026-05-01T00:00:00Z", "end": "2026-05-02T00:00:00Z"}, "not both"},
 		{ToolSearchIssues, map[string]any{"limit": 500}, `field "limit"`},
 		{ToolSearchIssues, map[string]any{"sort": "oldest"}, `field "sort"`},

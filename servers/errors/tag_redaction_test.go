@@ -121,6 +121,9 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 				for _, ts := range detail.Tags {
 					summary[ts.Key] = ts
 				}
+				for k, v := range detail.EveryEvent { // one value on every event
+					summary[k] = TagSummary{Key: k, TopValues: []TagValue{{Value: v, Count: detail.Count}}}
+				}
 				for key := range plantedTagSecrets {
 					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, Redacted)
 				}

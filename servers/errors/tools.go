@@ -27,13 +27,13 @@ const (
 
 	descSearchIssues = "Find error issues (events grouped by cause) with Sentry search syntax. Start here for questions such as 'what is failing in production since this morning'. " +
 		`Query examples: is:unresolved level:error; environment:production release:shop@1.2.3; "card declined"; error.type:TypeError; !browser.name:Chrome; user.email:*@example.com; times_seen:>10 firstSeen:-24h. ` +
-		"Time window: statsPeriod such as 24h (default 14d) or start and end. Sort: date (last seen) or new or freq or user. " +
+		"Time window: statsPeriod such as 24h or 6h30m (default 14d), or start (until now, or until end). Sort: date (last seen) or new or freq or user. " +
 		"Then call get_issue or get_event with an issue's id."
 
 	descGetIssue = "Get one issue: title, culprit, level, status, event and user counts, first and last seen, and the top values of its tags (environment, release, user, server_name...). " +
 		"Use after search_issues to see what and who is affected; get_event shows the stack trace."
 
-	descGetEvent = "Get one event of an issue with what is needed to debug it: the exception chain (reported exception first, then its causes), stack frames with in-app frames first and the source lines around them, breadcrumbs, request, user, tags, release and environment. " +
+	descGetEvent = "Get one event of an issue with what is needed to debug it: the exception chain (reported exception first, then its causes), stack frames with in-app frames first, their local file path (path) and the source lines around them, breadcrumbs, request, user, tags, release and environment. " +
 		"eventId: latest (default) or oldest or an id from list_issue_events. Lower maxFrames or maxBreadcrumbs for a shorter answer."
 
 	descListIssueEvents = "List an issue's events newest first (id, time, message, environment, release, user) to compare occurrences or pick one for get_event. Page with cursor."
@@ -43,11 +43,11 @@ const (
 )
 
 // tools is the server's tool table: the six read-only tools in tools/list order.
-// Tools that reach Sentry are marked open world; over the local store they only read
-// the server's own data.
-func tools(b Backend) []mcpkit.ServerTool {
+// Tools that reach Sentry (remote) are marked open world; over the local store they
+// only read the server's own data.
+func tools(b Backend, remote bool) []mcpkit.ServerTool {
 	ann := mcpkit.ReadOnly()
-	if _, remote := b.(*SentryBackend); remote {
+	if remote {
 		ann.OpenWorldHint = true
 	}
 	return []mcpkit.ServerTool{

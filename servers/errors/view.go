@@ -43,6 +43,12 @@ const (
 type viewer struct {
 	textCut bool
 	hints   []string
+	// codes map frame files to local paths and decide in-app frames (nil: the SDK's).
+	codes *codeMap
+	// mapped counts frames given a local path; firstFrame is the first frame shown
+	// with a file, for the notice on how to add a code mapping.
+	mapped     int
+	firstFrame *frameData
 }
 
 // text strips invisible and bidirectional characters and caps s at max bytes.
@@ -110,11 +116,14 @@ func fmtTime(t time.Time) string {
 type viewOptions struct {
 	MaxFrames      int
 	MaxBreadcrumbs int
+	// codes are the code mappings and in-app prefixes (nil: none), passed from the
+	// server's configuration through GetEventInput.
+	codes *codeMap
 }
 
 // resolveViewOptions validates GetEventInput's caps and applies defaults.
 func resolveViewOptions(in GetEventInput) (viewOptions, error) {
-	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs}
+	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs, codes: in.codes}
 	if o.MaxFrames < 0 || o.MaxFrames > MaxFrames {
 		return o, fmt.Errorf("%w: maxFrames %d is out of range: give 1 to %d (0 means %d)", ErrInvalidInput, o.MaxFrames, MaxFrames, DefaultMaxFrames)
 	}
@@ -132,7 +141,7 @@ func resolveViewOptions(in GetEventInput) (viewOptions, error) {
 
 // viewEvent builds the tool result for one event.
 func viewEvent(e *eventData, opt viewOptions) *Event {
-	v := &viewer{}
+	v := &viewer{codes: opt.codes}
 	out := &Event{
 		ID:          v.text(e.ID, capName),
 		IssueID:     v.text(e.IssueID, capName),
@@ -147,6 +156,9 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		Release:     v.tagValue("release", firstNonEmpty(e.Release, e.tag("release"))),
 		Environment: v.tagValue("environment", firstNonEmpty(e.Environment, e.tag("environment"))),
 	}
+	if c := opt.codes.culprit(e); c != "" {
+		out.Culprit = v.text(c, capName)
+	}
 	excs := e.Exceptions
 	if len(excs) > maxExceptions {
 		// Keep the outermost ones: they are what was reported.
@@ -156,7 +168,7 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 	framesCut := false
 	for i := len(excs) - 1; i >= 0; i-- {
 		x := excs[i]
-		frames, omitted := v.frames(x.Frames, opt.MaxFrames)
+		frames, omitted := v.frames(opt.codes.applyInApp(x.Frames), opt.MaxFrames)
 		framesCut = framesCut || omitted > 0
 		out.Exceptions = append(out.Exceptions, Exception{
 			Type:          v.text(x.Type, capName),
@@ -169,8 +181,11 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		})
 	}
 	if len(e.Stacktrace) > 0 {
-		out.Stacktrace, out.FramesOmitted = v.frames(e.Stacktrace, opt.MaxFrames)
+		out.Stacktrace, out.FramesOmitted = v.frames(opt.codes.applyInApp(e.Stacktrace), opt.MaxFrames)
 		framesCut = framesCut || out.FramesOmitted > 0
+	}
+	if v.mapped == 0 && v.firstFrame != nil {
+		out.Notice = v.mappingNotice(v.firstFrame, opt.codes != nil && len(opt.codes.local) > 0)
 	}
 	if framesCut {
 		v.hints = append(v.hints, fmt.Sprintf("stack frames cut at maxFrames=%d (in-app frames kept first): call again with a larger maxFrames (up to %d) for more", opt.MaxFrames, MaxFrames))
@@ -201,13 +216,50 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		tags = tags[:maxTags]
 		v.hints = append(v.hints, fmt.Sprintf("tags cut to the first %d by key", maxTags))
 	}
-	for _, t := range tags {
-		out.Tags = append(out.Tags, Tag{Key: v.text(t.Key, capName), Value: v.tagValue(t.Key, t.Value)})
+	shown := map[string]string{ // tags whose value a field of the result already shows
+		"environment": out.Environment, "release": out.Release, "level": out.Level, "transaction": out.Transaction,
+	}
+	if out.User != nil {
+		shown["user"] = v.text(e.User.label(), capName)
+	}
+	if out.Request != nil {
+		shown["url"] = out.Request.URL
+	}
+	if len(out.Exceptions) > 0 {
+		shown["mechanism"] = out.Exceptions[0].Mechanism
+		if h := out.Exceptions[0].Handled; h != nil {
+			shown["handled"] = map[bool]string{true: "yes", false: "no"}[*h]
+		}
 	}
 	out.Contexts = v.contexts(e.Contexts)
+	for _, t := range tags {
+		tag := Tag{Key: v.text(t.Key, capName), Value: v.tagValue(t.Key, t.Value)}
+		if s, ok := shown[tag.Key]; ok && s == tag.Value && s != "" {
+			continue
+		}
+		if contextShows(out.Contexts, tag.Key, tag.Value) {
+			continue
+		}
+		out.Tags = append(out.Tags, tag)
+	}
 	out.Extra = v.anyMap(e.Extra, maxExtra, capExtraValue)
 	v.finish(&out.Truncation)
 	return out
+}
+
+// contextShows reports whether the tag key=value repeats a context the result shows
+// (contexts as rendered): os.name is the os context's name, os (and runtime, browser)
+// its name with its version, and any other X.field the field of context X.
+func contextShows(contexts map[string]map[string]string, key, value string) bool {
+	name, field, dotted := strings.Cut(key, ".")
+	c, ok := contexts[name]
+	if !ok || value == "" {
+		return false
+	}
+	if dotted {
+		return c[field] == value
+	}
+	return value == c["name"] || value == strings.TrimSpace(c["name"]+" "+c["version"])
 }
 
 // orderFrames puts in-app frames first and, within each group, the innermost call
@@ -239,7 +291,8 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 	}
 	out := make([]Frame, 0, len(ordered))
 	inApp := 0
-	for _, f := range ordered {
+	for i := range ordered {
+		f := &ordered[i]
 		fr := Frame{
 			Function: v.text(f.Function, capName),
 			Module:   v.text(f.Module, capName),
@@ -247,6 +300,19 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 			Line:     f.Line,
 			Column:   f.Column,
 			InApp:    f.InApp,
+		}
+		if fr.File != "" && v.firstFrame == nil {
+			v.firstFrame = f
+		}
+		if p := v.codes.localPath(f); p != "" {
+			// The local path says everything the build path did.
+			fr.Path, fr.File = v.text(p, capName*2), ""
+			v.mapped++
+		} else if r := v.codes.repoPath(f); r != "" {
+			fr.Repo = v.text(r, capName*2)
+		}
+		if fr.Module != "" && moduleInFile(fr.Module, firstNonEmpty(f.Filename, f.AbsPath)) {
+			fr.Module = "" // example.com/shop/checkout of example.com/shop/checkout/payment.go
 		}
 		if f.InApp {
 			if inApp < maxContextFrames {
@@ -260,6 +326,14 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 		out = append(out, fr)
 	}
 	return out, omitted
+}
+
+// moduleInFile reports whether a Go-style module (package path) is the directory of
+// file, which then says it already.
+func moduleInFile(module, file string) bool {
+	file = strings.ReplaceAll(file, `\`, "/")
+	i := strings.LastIndexByte(file, '/')
+	return i > 0 && (file[:i] == module || strings.HasSuffix(file[:i], "/"+module))
 }
 
 // context keeps at most maxContextLines source lines centred on the frame's line.

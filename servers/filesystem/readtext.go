@@ -25,16 +25,45 @@ const (
 	readBufferSize  = 64 << 10
 )
 
-// ReadTextFileInput selects part of a text file: a line range (offset and limit), the
-// first lines (head) or the last lines (tail), always bounded by maxBytes.
+// ReadTextFileInput selects part of a text file: 1-based lines (a line with context
+// around it, or startLine to endLine), the first lines (head), the last lines (tail) or
+// the reference server's 0-based offset and limit, always bounded by maxBytes.
 type ReadTextFileInput struct {
-	Path     string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
-	Offset   int    `json:"offset,omitempty" jsonschema_description:"Number of lines to skip before the first line returned (0-based index of that line)" jsonschema:"minimum=0"`
-	Limit    int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return; 0 means as many as fit in maxBytes" jsonschema:"minimum=0"`
-	Head     int    `json:"head,omitempty" jsonschema_description:"Return only the first N lines (same as offset 0 with limit N)" jsonschema:"minimum=0"`
-	Tail     int    `json:"tail,omitempty" jsonschema_description:"Return only the last N lines; reads only the end of the file" jsonschema:"minimum=0"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema_description:"Cap on the returned text in bytes (default 131072; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
+	Path        string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
+	Line        int    `json:"line,omitempty" jsonschema_description:"Line to read, 1-based as in stack traces" jsonschema:"minimum=1"`
+	Context     int    `json:"context,omitempty" jsonschema_description:"Lines to add before and after" jsonschema:"minimum=0"`
+	StartLine   int    `json:"startLine,omitempty" jsonschema_description:"First line to read, 1-based" jsonschema:"minimum=1"`
+	EndLine     int    `json:"endLine,omitempty" jsonschema_description:"Last line to read, included" jsonschema:"minimum=1"`
+	LineNumbers bool   `json:"lineNumbers,omitempty" jsonschema_description:"Prefix each line with its number"`
+	Offset      int    `json:"offset,omitempty" jsonschema_description:"Lines to skip (0-based: line N is offset N-1)" jsonschema:"minimum=0"`
+	Limit       int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return; 0 means as many as fit in maxBytes" jsonschema:"minimum=0"`
+	Head        int    `json:"head,omitempty" jsonschema_description:"Return only the first N lines (same as offset 0 with limit N)" jsonschema:"minimum=0"`
+	Tail        int    `json:"tail,omitempty" jsonschema_description:"Return only the last N lines; reads only the end of the file" jsonschema:"minimum=0"`
+	MaxBytes    int    `json:"maxBytes,omitempty" jsonschema_description:"Cap on the returned text in bytes (default 131072; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
 }
+
+// lineArgs reports whether the read is selected by 1-based lines.
+func (in ReadTextFileInput) lineArgs() bool { return in.Line > 0 || in.StartLine > 0 || in.EndLine > 0 }
+
+// lineSpan turns 1-based line arguments into the 0-based offset and limit of the lines
+// to read (context included, clamped at line 1; limit 0 reads on to maxBytes) and the
+// first line asked for, which must exist.
+func (in ReadTextFileInput) lineSpan() (offset, limit, first int) {
+	first, last := in.StartLine, in.EndLine
+	if in.Line > 0 {
+		first, last = in.Line, in.Line
+	}
+	first = max(first, 1)
+	from := max(first-in.Context, 1)
+	if last > 0 && last <= maxLineArg-in.Context {
+		limit = last + in.Context - from + 1
+	}
+	return from - 1, limit, first
+}
+
+// maxLineArg bounds line arithmetic, even with 32-bit ints (a context of a billion
+// lines is "all of them").
+const maxLineArg = 1 << 30
 
 // ReadTextFileOutput is a part of a text file decoded to UTF-8 with "\n" line breaks.
 type ReadTextFileOutput struct {
@@ -51,6 +80,9 @@ type ReadTextFileOutput struct {
 	Sanitized     bool   `json:"sanitized,omitempty" jsonschema_description:"True when invisible or control characters were removed from content for safety"`
 	Note          string `json:"note,omitempty" jsonschema_description:"Remarks about decoding (for example a Latin-1 fallback)"`
 	mcpkit.Truncation
+	// Numbered asks MCPText to number the lines of the text block (lineNumbers in the
+	// input); content itself is never numbered.
+	Numbered bool `json:"-"`
 }
 
 // ReadTextFile returns part of a text file. It never loads more of the file than the
@@ -93,8 +125,9 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 		out.Note = fmt.Sprintf("not valid UTF-8 at byte %d; decoded as Latin-1 (ISO-8859-1), and edits keep that encoding", sn.invalidAt)
 	}
 
+	out.Numbered = in.LineNumbers
 	var content []byte
-	wholeFile := in.Tail == 0 && in.Offset == 0 && in.Limit == 0 && in.Head == 0 && int64(n) >= size
+	wholeFile := in.Tail == 0 && in.Offset == 0 && in.Limit == 0 && in.Head == 0 && !in.lineArgs() && int64(n) >= size
 	if wholeFile {
 		// The common read, a whole small file, often needs nothing more.
 		content = wholeSmallFile(sample, sn.enc, maxBytes, &out)
@@ -104,9 +137,12 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 	case in.Tail > 0:
 		content, err = readTail(ctx, f, sn.enc, size, in.Tail, maxBytes, &out)
 	default:
-		offset, limit := in.Offset, in.Limit
-		if in.Head > 0 {
+		offset, limit, first := in.Offset, in.Limit, 0
+		switch {
+		case in.Head > 0:
 			offset, limit = 0, in.Head
+		case in.lineArgs():
+			offset, limit, first = in.lineSpan()
 		}
 		// A file no larger than the sniffed sample is already in memory: read the
 		// lines from there instead of reading the file a second time.
@@ -119,7 +155,15 @@ func (rs *Roots) ReadTextFile(ctx context.Context, in ReadTextFileInput) (ReadTe
 			}
 			src = f
 		}
-		content, err = readForward(ctx, src, sn.enc, size, offset, limit, maxBytes, &out)
+		content, err = readForward(ctx, src, sn.enc, size, offset, limit, maxBytes, first > 0, &out)
+		var past *pastEndError
+		if first > 0 && (errors.As(err, &past) || err == nil && out.EndLine < first && !out.Truncated) {
+			total := out.TotalLines
+			if past != nil {
+				total = past.lines
+			}
+			err = fmt.Errorf("line %d is past the end of the file, which has %d lines", first, total)
+		}
 	}
 	if err != nil {
 		return ReadTextFileOutput{}, fmt.Errorf("%s: %w", display, err)
@@ -176,8 +220,20 @@ func joinNote(a, b string) string {
 
 func checkReadArgs(in ReadTextFileInput) (int, error) {
 	switch {
-	case in.Offset < 0 || in.Limit < 0 || in.Head < 0 || in.Tail < 0 || in.MaxBytes < 0:
-		return 0, errors.New("offset, limit, head, tail and maxBytes must not be negative")
+	case in.Offset < 0 || in.Limit < 0 || in.Head < 0 || in.Tail < 0 || in.MaxBytes < 0 || in.Context < 0:
+		return 0, errors.New("offset, limit, head, tail, context and maxBytes must not be negative")
+	case in.Line < 0 || in.StartLine < 0 || in.EndLine < 0:
+		return 0, errors.New("line, startLine and endLine are 1-based: the first line is 1")
+	case in.Line > maxLineArg || in.StartLine > maxLineArg || in.EndLine > maxLineArg || in.Context > maxLineArg:
+		return 0, fmt.Errorf("line numbers and context must be at most %d", maxLineArg)
+	case in.Line > 0 && (in.StartLine > 0 || in.EndLine > 0):
+		return 0, errors.New("give line (with context) or startLine/endLine, not both")
+	case in.lineArgs() && (in.Offset > 0 || in.Limit > 0 || in.Head > 0 || in.Tail > 0):
+		return 0, errors.New("line, startLine and endLine (1-based) replace offset, limit, head and tail: give one kind")
+	case in.Context > 0 && !in.lineArgs():
+		return 0, errors.New("context goes with line (or startLine/endLine): the lines shown around it")
+	case in.StartLine > 0 && in.EndLine > 0 && in.EndLine < in.StartLine:
+		return 0, fmt.Errorf("endLine %d is before startLine %d", in.EndLine, in.StartLine)
 	case in.MaxBytes > MaxReadBytes:
 		return 0, fmt.Errorf("maxBytes %d is over the limit of %d; read in parts with offset and limit", in.MaxBytes, MaxReadBytes)
 	case in.Head > 0 && in.Tail > 0:
@@ -216,10 +272,18 @@ func (rs *Roots) openRegular(root *Root, rel, display string) (*os.File, int64, 
 	return f, st.Size(), nil
 }
 
+// pastEndError is an offset at or past the end of the file.
+type pastEndError struct{ offset, lines int }
+
+func (e *pastEndError) Error() string {
+	return fmt.Sprintf("offset %d is past the end of the file, which has %d lines", e.offset, e.lines)
+}
+
 // readForward returns lines [offset, offset+limit) within maxBytes, streaming src (the
 // file's bytes after any BOM) through a fixed buffer, no larger than a small file needs:
-// per-call allocations, not the file's size, dominate the cost of small reads.
-func readForward(ctx context.Context, src io.Reader, enc textEncoding, size int64, offset, limit, maxBytes int, out *ReadTextFileOutput) ([]byte, error) {
+// per-call allocations, not the file's size, dominate the cost of small reads. A hint
+// to read on names startLine when oneBased (the call used line numbers), else offset.
+func readForward(ctx context.Context, src io.Reader, enc textEncoding, size int64, offset, limit, maxBytes int, oneBased bool, out *ReadTextFileOutput) ([]byte, error) {
 	bufSize := int(min(max(size+1, 4<<10), readBufferSize))
 	if enc == encUTF16LE || enc == encUTF16BE {
 		bufSize = readBufferSize // decoding may grow the text
@@ -230,7 +294,7 @@ func readForward(ctx context.Context, src io.Reader, enc textEncoding, size int6
 		return nil, err
 	}
 	if skipped < offset {
-		return nil, fmt.Errorf("offset %d is past the end of the file, which has %d lines", offset, skipped)
+		return nil, &pastEndError{offset, skipped}
 	}
 	buf := make([]byte, 0, min(int64(maxBytes), size, readBufferSize))
 	var scratch []byte
@@ -257,7 +321,11 @@ func readForward(ctx context.Context, src io.Reader, enc textEncoding, size int6
 				returned = 1
 				out.Cut(fmt.Sprintf("line %d is longer than maxBytes=%d: only its first %d bytes are shown; raise maxBytes (at most %d) or use search_file_contents to find text in it", offset+1, maxBytes, len(cut), MaxReadBytes))
 			} else {
-				out.Cut(fmt.Sprintf("the output reached maxBytes=%d; call again with offset=%d to read on", maxBytes, offset+returned))
+				next := fmt.Sprintf("offset=%d", offset+returned)
+				if oneBased {
+					next = fmt.Sprintf("startLine=%d", offset+returned+1)
+				}
+				out.Cut(fmt.Sprintf("the output reached maxBytes=%d; call again with %s to read on", maxBytes, next))
 			}
 			if lineEOF {
 				eof = true

@@ -245,7 +245,7 @@ func TestWholeSmallFileMatchesReadForward(t *testing.T) {
 		if got == nil {
 			t.Fatalf("%q: shortcut not taken", text)
 		}
-		want, err := readForward(context.Background(), bytes.NewReader(sample), encUTF8, int64(len(sample)), 0, 0, DefaultReadBytes, &general)
+		want, err := readForward(context.Background(), bytes.NewReader(sample), encUTF8, int64(len(sample)), 0, 0, DefaultReadBytes, false, &general)
 		if err != nil {
 			t.Fatal(err)
 		}

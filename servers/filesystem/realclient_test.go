@@ -58,6 +58,10 @@ type clientCall struct {
 	args func(dir string) map[string]any
 	want func(dir string) string // substring of the result's text
 	disk func(t *testing.T, dir string)
+	// fileText marks a read_text_file call: its text block is the file's text under a
+	// header (want is all of it), not JSON, and structuredContent holds structured.
+	fileText   bool
+	structured string
 }
 
 func fixed(args map[string]any) func(string) map[string]any {
@@ -79,7 +83,10 @@ var clientCalls = []clientCall{
 	{tool: "list_allowed_directories", args: fixed(map[string]any{}), want: func(dir string) string { return `"directories":["` + dir + `"]` }},
 	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), want: text(`"name":"note.md"`)},
 	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), want: text(`"path":"sub/note.md"`)},
-	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "head": 1}), want: text(`"content":"hello\n"`)},
+	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "head": 1}), fileText: true,
+		want: func(dir string) string { return "[" + filepath.Join(dir, "hello.txt") + ": line 1 of 2]\nhello\n" }, structured: `"content":"hello\n"`},
+	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "line": 2, "context": 1, "lineNumbers": true}), fileText: true,
+		want: text("1\thello\n2\tworld\n"), structured: `"content":"hello\nworld\n"`},
 	{tool: "read_media_file", args: fixed(map[string]any{"path": "img.png"}), want: text(`"mimeType":"image/png"`)},
 	{tool: "read_multiple_files", args: fixed(map[string]any{"paths": []string{"hello.txt", "missing.txt"}}), want: text(`missing.txt: no such file or directory`)},
 	{tool: "search_files", args: fixed(map[string]any{"pattern": "*.md"}), want: text(`note.md","type":"file"`)},
@@ -99,6 +106,17 @@ var clientCalls = []clientCall{
 // to structuredContent, and the expected value in the text.
 func checkClientText(t *testing.T, what string, call clientCall, dir, txt string, isError bool, sc any) {
 	t.Helper()
+	if call.fileText {
+		js, ok := sc.(json.RawMessage)
+		if !ok {
+			js, _ = json.Marshal(sc)
+		}
+		var m map[string]any
+		if isError || txt != call.want(dir) || json.Unmarshal(js, &m) != nil || !strings.Contains(string(js), call.structured) {
+			t.Errorf("%s: isError=%v text %q, structuredContent %s; want text %q and structuredContent with %s", what, isError, txt, js, call.want(dir), call.structured)
+		}
+		return
+	}
 	if realclient.CheckJSONResult(t, what, txt, isError, sc) == nil {
 		return
 	}

@@ -66,10 +66,10 @@ func tools(a *access) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "read_text_file",
 			Title: "Read a text file",
-			Description: "Read a text file or part of it: a range of lines (offset and limit), the first lines (head) or the last lines (tail; only the end of the file is read). " +
-				"Returns UTF-8 text with LF line breaks and reports the file's encoding (UTF-8, UTF-16, Latin-1) and line endings; binary files are refused (use read_media_file). " +
+			Description: "Read a text file or part of it: lines by 1-based number (line with context around it, or startLine to endLine), the first lines (head) or the last lines (tail; only the end of the file is read). " +
+				"Returns the text itself (UTF-8, LF line breaks; numbered with lineNumbers) under a one-line header, when needed, with the lines read and the file's encoding (UTF-8, UTF-16, Latin-1) and line endings; binary files are refused (use read_media_file). " +
 				"Use it for one file; use read_multiple_files for several known files and search_file_contents to find where some text occurs. " +
-				"Output is capped at maxBytes and never splits a character." + boundedNote + " Pass nextOffset as offset to read on.",
+				"Output is capped at maxBytes and never splits a character." + boundedNote,
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ReadTextFile)),
 

@@ -1,7 +1,7 @@
 // Package auth makes mcpkit's Streamable HTTP transport an OAuth 2.1 resource server
 // (PROTOCOL.md §15): every request needs a valid bearer token, Protected Resource
-// Metadata (RFC 9728) tells clients where to get one, and tools with Scopes need
-// those scopes. An [Authenticator] built by [New] is the transport's
+// Metadata (RFC 9728) tells clients which authorization server issues them (none is
+// published for static tokens only), and tools with Scopes need those scopes. An [Authenticator] built by [New] is the transport's
 // [mcpkit.HTTPAuthenticator]; tokens are checked by a [Verifier]: [StaticTokens],
 // the JWT verifier of package auth/jwt, or several combined with [Verifiers].
 //
@@ -36,8 +36,10 @@ type Options struct {
 	// issued for it; Protected Resource Metadata names it.
 	Resource string
 	// AuthorizationServers are the issuer URLs clients get tokens from, listed in
-	// Protected Resource Metadata (MCP requires at least one for OAuth clients; static
-	// token deployments may leave it empty).
+	// Protected Resource Metadata. MCP requires the document to name at least one,
+	// so without any (a deployment of static tokens only, which clients get from the
+	// operator, not through OAuth) no metadata is published: [Authenticator.MetadataPaths]
+	// is empty and challenges carry no resource_metadata.
 	AuthorizationServers []string
 	// Scopes are needed for every request (e.g. "mcp"); tools may need more (Tool.Scopes).
 	Scopes []string
@@ -59,8 +61,13 @@ type Options struct {
 type Authenticator struct {
 	opts        Options
 	resource    *url.URL // canonical: lower-case scheme and host, no trailing slash
-	metadataURL string   // absolute URL of the path-inserted metadata document
+	metadataURL string   // absolute URL of the path-inserted metadata document; "" when none is published
 }
+
+// discoverable reports whether clients can get tokens through OAuth: an
+// authorization server is configured, so Protected Resource Metadata is published
+// and challenges point to it. A deployment of static tokens only is not.
+func (a *Authenticator) discoverable() bool { return len(a.opts.AuthorizationServers) > 0 }
 
 var _ mcpkit.HTTPAuthenticator = (*Authenticator)(nil)
 
@@ -82,7 +89,9 @@ func New(o Options) (*Authenticator, error) {
 		}
 	}
 	a := &Authenticator{opts: o, resource: u}
-	a.metadataURL = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: MetadataPath(u.String())}).String()
+	if a.discoverable() {
+		a.metadataURL = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: MetadataPath(u.String())}).String()
+	}
 	return a, nil
 }
 
@@ -133,7 +142,7 @@ func (a *Authenticator) Authenticate(w http.ResponseWriter, r *http.Request) (mc
 			fmt.Sprintf("this server needs the scope(s) %s; the token grants %s", strings.Join(missing, " "), scopeList(p.Scopes)), a.opts.Scopes)
 		return mcpkit.Caller{}, false
 	}
-	return mcpkit.Caller{Subject: p.Subject, Scopes: p.Scopes, Expiry: p.Expiry}, true
+	return mcpkit.Caller{Subject: p.Subject, Issuer: p.Issuer, Scopes: p.Scopes, Expiry: p.Expiry}, true
 }
 
 // AuthorizeTool checks, before a tools/call runs, that the caller holds every scope

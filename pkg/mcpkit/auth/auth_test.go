@@ -181,3 +181,65 @@ func TestToolScopeRefusalNamesTheRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticTokensOnlyPublishNoMetadata: MCP requires a Protected Resource
+// Metadata document to name at least one authorization server
+// ("The Protected Resource Metadata document returned by the MCP server MUST include
+// the authorization_servers field containing at least one authorization server").
+// A deployment of static tokens only has none (its clients get tokens from the
+// operator), so it publishes no document, and its challenges point to none; with an
+// authorization server the document names it (issue 13, item 6).
+func TestStaticTokensOnlyPublishNoMetadata(t *testing.T) {
+	tok := strings.Repeat("a", 32)
+	st, err := auth.ParseStaticTokens(tok + " alice mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		servers []string
+	}{{"static tokens only", nil}, {"with an authorization server", []string{"https://auth.example"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoint := remotetest.AuthedService(t, fixed(st), "https://unused.example", func(o *serve.Options) {
+				o.Auth.AuthorizationServers = tc.servers
+			})
+			base := strings.TrimSuffix(endpoint, "/mcp")
+			published := 0
+			for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+				resp, err := http.Get(base + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var md map[string]any
+				decodeErr := json.NewDecoder(resp.Body).Decode(&md)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusNotFound {
+					continue
+				}
+				published++
+				// Whatever is published must satisfy MCP and RFC 9728 §2.
+				as, _ := md["authorization_servers"].([]any)
+				if resp.StatusCode != 200 || decodeErr != nil || len(as) == 0 || md["resource"] != endpoint {
+					t.Errorf("%s: status %d (%v), document %v: a published document needs authorization_servers with at least one server and resource", path, resp.StatusCode, decodeErr, md)
+				}
+			}
+			if want := 2 * min(len(tc.servers), 1); published != want {
+				t.Errorf("%d metadata documents published, want %d", published, want)
+			}
+
+			r := remotetest.NewClient(t, endpoint).Do("tools/list", nil)
+			challenge := r.Header.Get("WWW-Authenticate")
+			if r.Status != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") {
+				t.Fatalf("no token: status %d, challenge %q", r.Status, challenge)
+			}
+			// RFC 6750 §3: the scheme is followed by at least one auth-param.
+			hasMetadata := strings.Contains(challenge, "resource_metadata=")
+			if hasMetadata != (len(tc.servers) > 0) || !strings.Contains(challenge, `="`) {
+				t.Errorf("challenge %q: resource_metadata must appear exactly when metadata is published", challenge)
+			}
+			if len(tc.servers) == 0 && (r.Err == nil || !strings.Contains(r.Err.Message, "static tokens")) {
+				t.Errorf("the 401 does not say this server takes static tokens from its operator: %s", r.Body)
+			}
+		})
+	}
+}

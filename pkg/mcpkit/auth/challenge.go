@@ -8,9 +8,17 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
-// challenge builds a WWW-Authenticate value (RFC 6750 §3, RFC 9728 §5.1).
+// challenge builds a WWW-Authenticate value (RFC 6750 §3, RFC 9728 §5.1). It points
+// to the Protected Resource Metadata when there is one; without an authorization
+// server there is none, and the realm (the resource URI) keeps the challenge with at
+// least one parameter, as RFC 6750 §3 requires.
 func (a *Authenticator) challenge(errCode, desc string, scopes []string) string {
-	parts := []string{fmt.Sprintf("resource_metadata=%q", a.metadataURL)}
+	var parts []string
+	if a.metadataURL != "" {
+		parts = append(parts, fmt.Sprintf("resource_metadata=%q", a.metadataURL))
+	} else {
+		parts = append(parts, `realm="`+quotable(a.resource.String())+`"`)
+	}
 	if len(scopes) > 0 {
 		parts = append(parts, `scope="`+quotable(strings.Join(scopes, " "))+`"`)
 	}
@@ -43,8 +51,10 @@ func (a *Authenticator) refuse(w http.ResponseWriter, r *http.Request, status in
 		w.Header().Set("Retry-After", "5")
 	}
 	msg := desc
-	if msg == "" {
+	if msg == "" && a.discoverable() {
 		msg = "authorization required: send an OAuth access token as \"Authorization: Bearer <token>\"; the WWW-Authenticate header says where to get one"
+	} else if msg == "" {
+		msg = "authorization required: send the bearer token this server's operator issued you as \"Authorization: Bearer <token>\" (this server accepts static tokens only and names no OAuth authorization server)"
 	}
 	mcpkit.WriteHTTPError(w, r, status, mcpkit.Errorf(mcpkit.CodeInvalidRequest, "%s", msg))
 }

@@ -31,8 +31,14 @@ func MetadataPath(resource string) string {
 }
 
 // MetadataPaths are the paths [Authenticator.MetadataHandler] is served at: the
-// root well-known path and, for a resource with a path, the path-inserted one.
+// root well-known path and, for a resource with a path, the path-inserted one. It is
+// empty without an authorization server (static tokens only): MCP requires the
+// document to name one, and a client cannot get a static token through OAuth
+// anyway, so no document is published and those paths answer 404.
 func (a *Authenticator) MetadataPaths() []string {
+	if !a.discoverable() {
+		return nil
+	}
 	if p := MetadataPath(a.resource.String()); p != metadataBase {
 		return []string{metadataBase, p}
 	}
@@ -70,9 +76,15 @@ func (a *Authenticator) metadata(s *mcpkit.Server) *protectedResourceMetadata {
 
 // MetadataHandler serves the Protected Resource Metadata document of the server's
 // endpoint, at the paths [Authenticator.MetadataPaths] lists. The scopes it
-// advertises are the Options' and every tool's, read on each request.
+// advertises are the Options' and every tool's (Tool.Scopes), read on each request,
+// so a write tool's scope is listed as soon as the tool is registered. Without an
+// authorization server it answers 404 (see MetadataPaths).
 func (a *Authenticator) MetadataHandler(s *mcpkit.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.discoverable() {
+			http.Error(w, "no protected resource metadata: this server names no OAuth authorization server (it accepts static tokens from its operator)", http.StatusNotFound)
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed: the metadata document is read with GET", http.StatusMethodNotAllowed)

@@ -25,7 +25,8 @@ import (
 // The first field is the digest of the token (printf %s "$TOKEN" | sha256sum) or the
 // token itself, hashed when loaded; prefer digests in files. A plain token must be at
 // least 32 characters so it cannot be guessed. The subject names the caller in audit
-// logs and rate limits; scopes are comma-separated ("-" or nothing for none).
+// logs and rate limits, as the caller ([StaticIssuer], subject): never the same
+// caller as a JWT with that sub; scopes are comma-separated ("-" or nothing for none).
 type StaticTokens struct {
 	entries []staticToken
 }
@@ -133,5 +134,5 @@ func (st *StaticTokens) Verify(_ context.Context, token string) (*Principal, err
 		return nil, fmt.Errorf("%w: it is not one of this server's static tokens", ErrTokenUnrecognized)
 	}
 	e := st.entries[match]
-	return &Principal{Subject: e.subject, Scopes: append([]string(nil), e.scopes...)}, nil
+	return &Principal{Subject: e.subject, Issuer: StaticIssuer, Scopes: append([]string(nil), e.scopes...)}, nil
 }

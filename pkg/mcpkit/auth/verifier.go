@@ -10,14 +10,25 @@ import (
 
 // Principal is who a verified access token speaks for.
 type Principal struct {
-	// Subject identifies the caller (the token's sub, or a static token's name). It
-	// is logged in audit lines, binds multi-round-trip state and keys rate limits.
+	// Subject identifies the caller (the token's sub, or a static token's name)
+	// within its Issuer's namespace. It is logged in audit lines.
 	Subject string
+	// Issuer names who vouched for Subject, the namespace Subject is unique in: a
+	// JWT's iss (the issuer URL), or [StaticIssuer] for static tokens. The static
+	// token "alice" and a JWT whose sub is "alice" are different callers: mcpkit
+	// binds multi-round-trip state and legacy sessions, and keys per-caller limits,
+	// by the pair (Issuer, Subject). A verifier of one's own should set it; its
+	// subjects otherwise share the empty namespace.
+	Issuer string
 	// Scopes are the OAuth scopes the token grants.
 	Scopes []string
 	// Expiry is when the token stops being valid; zero for tokens that do not expire.
 	Expiry time.Time
 }
+
+// StaticIssuer is the [Principal].Issuer of static tokens ([StaticTokens]). It is
+// not a URL, so it can never equal a JWT issuer.
+const StaticIssuer = "static"
 
 // Verifier verifies a bearer access token taken from the Authorization header. An
 // [Authenticator] calls it on every HTTP request (there is no session to remember a

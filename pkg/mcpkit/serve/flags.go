@@ -45,7 +45,7 @@ type Flags struct {
 	allowedOrigins, allowedHosts                string
 	authStaticFile, authIssuer, authJWKSURL     string
 	authResource, authScopes, authAlgorithms    string
-	maxConcurrent, maxStreams                   int
+	maxConcurrent, maxStreams, maxCallerStreams int
 	maxBodyBytes                                int64
 	toolTimeout, keepAlive, streamLifetime      time.Duration
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
@@ -56,29 +56,30 @@ type Flags struct {
 
 // FlagEnv maps each standard flag to its environment variable.
 var FlagEnv = map[string]string{
-	"http":                "MCP_HTTP_ADDR",
-	"http-path":           "MCP_HTTP_PATH",
-	"allowed-origins":     "MCP_ALLOWED_ORIGINS",
-	"allowed-hosts":       "MCP_ALLOWED_HOSTS",
-	"auth-static-file":    "MCP_AUTH_STATIC_FILE",
-	"auth-issuer":         "MCP_AUTH_ISSUER",
-	"auth-jwks-url":       "MCP_AUTH_JWKS_URL",
-	"auth-resource":       "MCP_AUTH_RESOURCE",
-	"auth-scopes":         "MCP_AUTH_SCOPES",
-	"auth-algorithms":     "MCP_AUTH_ALGORITHMS",
-	"max-concurrent":      "MCP_MAX_CONCURRENT",
-	"max-body-bytes":      "MCP_MAX_BODY_BYTES",
-	"max-streams":         "MCP_MAX_STREAMS",
-	"stream-lifetime":     "MCP_STREAM_LIFETIME",
-	"keep-alive":          "MCP_KEEP_ALIVE",
-	"tool-timeout":        "MCP_TOOL_TIMEOUT",
-	"read-header-timeout": "MCP_READ_HEADER_TIMEOUT",
-	"read-timeout":        "MCP_READ_TIMEOUT",
-	"idle-timeout":        "MCP_IDLE_TIMEOUT",
-	"shutdown-timeout":    "MCP_SHUTDOWN_TIMEOUT",
-	"drain-delay":         "MCP_DRAIN_DELAY",
-	"audit":               "MCP_AUDIT",
-	"state-key-file":      EnvStateKeyFile,
+	"http":                   "MCP_HTTP_ADDR",
+	"http-path":              "MCP_HTTP_PATH",
+	"allowed-origins":        "MCP_ALLOWED_ORIGINS",
+	"allowed-hosts":          "MCP_ALLOWED_HOSTS",
+	"auth-static-file":       "MCP_AUTH_STATIC_FILE",
+	"auth-issuer":            "MCP_AUTH_ISSUER",
+	"auth-jwks-url":          "MCP_AUTH_JWKS_URL",
+	"auth-resource":          "MCP_AUTH_RESOURCE",
+	"auth-scopes":            "MCP_AUTH_SCOPES",
+	"auth-algorithms":        "MCP_AUTH_ALGORITHMS",
+	"max-concurrent":         "MCP_MAX_CONCURRENT",
+	"max-body-bytes":         "MCP_MAX_BODY_BYTES",
+	"max-streams":            "MCP_MAX_STREAMS",
+	"max-streams-per-caller": "MCP_MAX_STREAMS_PER_CALLER",
+	"stream-lifetime":        "MCP_STREAM_LIFETIME",
+	"keep-alive":             "MCP_KEEP_ALIVE",
+	"tool-timeout":           "MCP_TOOL_TIMEOUT",
+	"read-header-timeout":    "MCP_READ_HEADER_TIMEOUT",
+	"read-timeout":           "MCP_READ_TIMEOUT",
+	"idle-timeout":           "MCP_IDLE_TIMEOUT",
+	"shutdown-timeout":       "MCP_SHUTDOWN_TIMEOUT",
+	"drain-delay":            "MCP_DRAIN_DELAY",
+	"audit":                  "MCP_AUDIT",
+	"state-key-file":         EnvStateKeyFile,
 }
 
 // Environment variables read without a flag: they hold secrets, which do not belong
@@ -127,6 +128,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 64, "requests one caller (token subject, or client address without auth) may have in flight; more get 429 (0: no limit)"+env("max-concurrent"))
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 4<<20, "largest request body accepted on HTTP"+env("max-body-bytes"))
 	fs.IntVar(&f.maxStreams, "max-streams", 1000, "subscriptions/listen streams open at once on this instance (negative: no limit)"+env("max-streams"))
+	fs.IntVar(&f.maxCallerStreams, "max-streams-per-caller", mcpkit.DefaultMaxStreamsPerCaller, "subscriptions/listen streams one caller (token subject, or client address without auth) may have open on this instance; more get 429 (negative: no limit)"+env("max-streams-per-caller"))
 	fs.DurationVar(&f.streamLifetime, "stream-lifetime", 30*time.Minute, "a listen stream ends with its completion result after this long; clients listen again (negative: never)"+env("stream-lifetime"))
 	fs.DurationVar(&f.keepAlive, "keep-alive", 15*time.Second, "interval of keep-alive comments on open streams"+env("keep-alive"))
 	fs.DurationVar(&f.toolTimeout, "tool-timeout", 0, "time limit of one tool call, answered isError when reached (0: none)"+env("tool-timeout"))
@@ -165,6 +167,7 @@ func (f *Flags) Options() (*Options, error) {
 			KeepAlive:              f.keepAlive,
 			MaxConcurrentPerCaller: f.maxConcurrent,
 			MaxStreams:             f.maxStreams,
+			MaxStreamsPerCaller:    f.maxCallerStreams,
 			StreamLifetime:         f.streamLifetime,
 		},
 	}

@@ -54,6 +54,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	// Flags win over the environment; the environment fills what flags leave out.
 	t.Setenv("MCP_MAX_CONCURRENT", "99")
 	t.Setenv("MCP_TOOL_TIMEOUT", "45s")
+	t.Setenv("MCP_MAX_STREAMS_PER_CALLER", "4")
 	t.Setenv("MCP_AUTH_RESOURCE", "https://mcp.example.com/mcp")
 	t.Setenv("MCP_STATE_KEY_FILE", keyFile)
 	o, err := parseServeFlags(t, "--http", ":8080", "--max-concurrent", "8", "--auth-static-file", tokens,
@@ -66,12 +67,14 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		"origins": o.HTTP.AllowedOrigins, "drain": o.DrainDelay, "audit": o.Audit, "key": len(o.StateKey),
 		"resource": o.Auth.Resource, "scopes": o.Auth.Scopes, "streams": o.HTTP.MaxStreams,
 		"lifetime": o.HTTP.StreamLifetime, "shutdown": o.ShutdownTimeout, "body": o.HTTP.MaxBodyBytes,
+		"callerStreams": o.HTTP.MaxStreamsPerCaller,
 	}
 	want := map[string]any{
 		"addr": ":8080", "path": "/mcp", "max": 8, "toolTimeout": 45 * time.Second,
 		"origins": []string{"https://app.example.com", "https://b.example.com"}, "drain": 5 * time.Second, "audit": false, "key": 32,
 		"resource": "https://mcp.example.com/mcp", "scopes": []string{"mcp"}, "streams": 1000,
 		"lifetime": 30 * time.Minute, "shutdown": 10 * time.Second, "body": int64(4 << 20),
+		"callerStreams": 4,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
@@ -90,6 +93,9 @@ func TestServeFlagsWithIssuer(t *testing.T) {
 	o, err := parseServeFlags(t, "--http", "127.0.0.1:0", "--auth-resource", "https://mcp.example.com/mcp")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.HTTP.MaxStreamsPerCaller != mcpkit.DefaultMaxStreamsPerCaller {
+		t.Errorf("--max-streams-per-caller defaults to %d, want %d", o.HTTP.MaxStreamsPerCaller, mcpkit.DefaultMaxStreamsPerCaller)
 	}
 	if diff := cmp.Diff([]string{is.Issuer}, o.Auth.AuthorizationServers); diff != "" {
 		t.Errorf("authorization servers (-want +got):\n%s", diff)

@@ -223,3 +223,40 @@ func TestParseStateKey(t *testing.T) {
 		}
 	}
 }
+
+// TestStateKeyRefusalSaysWhy: a refused MCP_STATE_KEY says how the value was read,
+// how long it came out, what is accepted and how to make a key, never repeating
+// the value; a passphrase is refused rather than used as a key (issue 13, item 7).
+func TestStateKeyRefusalSaysWhy(t *testing.T) {
+	accepted := []string{"base64 (generate one with: openssl rand -base64 32)", "hex", "at least 32 random bytes"}
+	for _, tt := range []struct {
+		value string
+		says  string
+	}{
+		{"secret", "6 characters of text, which read as base64 is only 4 bytes"},
+		{"deadbeef", "8 characters of text, which read as hex is only 4 bytes"},
+		{"CHANGE-ME", "neither hex nor base64 (a passphrase is not accepted)"},
+		{"correct horse battery staple and then some more words", "neither hex nor base64"},
+		{"\x01\x02\x03", "3 raw bytes"},
+		{" \n", "empty"},
+	} {
+		t.Setenv(serve.EnvStateKey, tt.value)
+		_, err := serve.StateKeyFromEnv()
+		if err == nil {
+			t.Errorf("%q was accepted as a state key", tt.value)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, serve.EnvStateKey) || !strings.Contains(msg, tt.says) {
+			t.Errorf("%q: %q does not say %q", tt.value, msg, tt.says)
+		}
+		for _, a := range accepted {
+			if !strings.Contains(msg, a) {
+				t.Errorf("%q: %q does not say what is accepted (%q)", tt.value, msg, a)
+			}
+		}
+		if v := strings.TrimSpace(tt.value); len(v) > 2 && strings.Contains(msg, v) {
+			t.Errorf("the error repeats the value: %q", msg)
+		}
+	}
+}

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -16,8 +17,8 @@ import (
 // behind one load balancer must have the same key, or a multi-round-trip request
 // whose retry lands on another instance is refused.
 const (
-	EnvStateKey     = "MCP_STATE_KEY"      // base64 or hex of at least 32 random bytes
-	EnvStateKeyFile = "MCP_STATE_KEY_FILE" // a file holding the same (or the raw bytes)
+	EnvStateKey     = "MCP_STATE_KEY"      // base64 or hex of at least 32 random bytes (see ParseStateKey)
+	EnvStateKeyFile = "MCP_STATE_KEY_FILE" // a file holding the same, or at least 32 raw bytes
 )
 
 // StateKeyFromEnv reads the state key from MCP_STATE_KEY, or from the file named by
@@ -38,7 +39,7 @@ func StateKeyFromEnv() ([]byte, error) {
 }
 
 // LoadStateKeyFile reads a state key from a file (a mounted Kubernetes Secret, for
-// example): base64 or hex text, or at least 32 raw bytes.
+// example): base64 or hex text, or at least 32 raw bytes ([ParseStateKey]).
 func LoadStateKeyFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -51,32 +52,64 @@ func LoadStateKeyFile(path string) ([]byte, error) {
 	return k, nil
 }
 
-// ParseStateKey decodes a state key: hex or base64 (standard or URL alphabet, padded
-// or not) text, or raw bytes when the value is not text in either encoding. The
-// decoded key must be at least [mcpkit.MinStateKeyBytes] long.
+// ParseStateKey decodes a state key. It accepts, around surrounding whitespace:
+//
+//   - hex text of at least 32 bytes (64 digits: openssl rand -hex 32);
+//   - base64 text of at least 32 bytes, standard or URL alphabet, padded or not,
+//     line breaks allowed (44 characters: openssl rand -base64 32);
+//   - at least 32 raw bytes that are not text (head -c 32 /dev/urandom > key), for
+//     a key file.
+//
+// Text in neither encoding is refused rather than used as a passphrase: the key
+// must be random bytes, and a value such as "secret" is more likely a mistake than
+// a key. The decoded key must be at least [mcpkit.MinStateKeyBytes] long. An error
+// says how the value was read and how long it came out, never the value itself.
 func ParseStateKey(b []byte) ([]byte, error) {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return nil, errors.New("the key is empty")
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("the key is empty; %s", stateKeyHint)
 	}
+	if !isText(trimmed) {
+		if len(trimmed) < mcpkit.MinStateKeyBytes {
+			return nil, fmt.Errorf("the value is %d raw bytes (binary, not hex or base64 text), fewer than %d; %s", len(trimmed), mcpkit.MinStateKeyBytes, stateKeyHint)
+		}
+		return trimmed, nil
+	}
+	s := strings.NewReplacer("\r", "", "\n", "").Replace(string(trimmed))
+	how := ""
 	var key []byte
-	for _, dec := range []func(string) ([]byte, error){
-		hex.DecodeString,
-		base64.StdEncoding.DecodeString,
-		base64.RawStdEncoding.DecodeString,
-		base64.URLEncoding.DecodeString,
-		base64.RawURLEncoding.DecodeString,
-	} {
-		if k, err := dec(s); err == nil {
-			key = k
-			break
+	if k, err := hex.DecodeString(s); err == nil {
+		key, how = k, "hex"
+	} else {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if k, err := enc.DecodeString(s); err == nil {
+				key, how = k, "base64"
+				break
+			}
 		}
 	}
-	if key == nil {
-		key = bytes.TrimSpace(b)
+	if how == "" {
+		return nil, fmt.Errorf("the value is %d characters of text that is neither hex nor base64 (a passphrase is not accepted); %s", utf8.RuneCountInString(s), stateKeyHint)
 	}
 	if len(key) < mcpkit.MinStateKeyBytes {
-		return nil, fmt.Errorf("the key is %d bytes; at least %d random bytes are needed (generate one with: openssl rand -base64 32)", len(key), mcpkit.MinStateKeyBytes)
+		return nil, fmt.Errorf("the value is %d characters of text, which read as %s is only %d bytes, fewer than %d; %s", len(s), how, len(key), mcpkit.MinStateKeyBytes, stateKeyHint)
 	}
 	return key, nil
+}
+
+// stateKeyHint says what a state key must be and how to make one.
+var stateKeyHint = fmt.Sprintf("a state key is at least %d random bytes, written as base64 (generate one with: openssl rand -base64 32) or hex (openssl rand -hex 32), or as raw bytes in %s", mcpkit.MinStateKeyBytes, EnvStateKeyFile)
+
+// isText reports whether a value is text (valid UTF-8 without control characters
+// other than whitespace) rather than raw bytes.
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return false
+		}
+	}
+	return true
 }

@@ -51,5 +51,7 @@ func (c *verifiedTokens) put(key [sha256.Size]byte, p *auth.Principal, until tim
 	if c.m == nil || len(c.m) >= verifiedMax {
 		c.m = make(map[[sha256.Size]byte]verifiedToken)
 	}
-	c.m[key] = verifiedToken{p: auth.Principal{Subject: p.Subject, Scopes: slices.Clone(p.Scopes), Expiry: p.Expiry}, until: until}
+	e := verifiedToken{p: *p, until: until}
+	e.p.Scopes = slices.Clone(p.Scopes)
+	c.m[key] = e
 }

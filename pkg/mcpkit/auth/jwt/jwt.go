@@ -190,7 +190,7 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", auth.ErrInvalidToken, fmt.Sprintf(format, args...))
 }
 
-// Verify checks a JWT access token and returns its subject and scopes.
+// Verify checks a JWT access token and returns its subject, issuer and scopes.
 func (v *Verifier) Verify(ctx context.Context, token string) (*auth.Principal, error) {
 	if v.o.VerifyEveryRequest {
 		return v.verify(ctx, token)
@@ -276,7 +276,7 @@ func (v *Verifier) check(c *accessClaims) (*auth.Principal, error) {
 	if c.Subject == "" {
 		return nil, invalid("it has no subject (sub)")
 	}
-	return &auth.Principal{Subject: c.Subject, Scopes: scopesOf(c), Expiry: c.Expiry.Time()}, nil
+	return &auth.Principal{Subject: c.Subject, Issuer: c.Issuer, Scopes: scopesOf(c), Expiry: c.Expiry.Time()}, nil
 }
 
 // clip bounds a value taken from a token before it goes into an error message

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	errorserver "github.com/mcpkit/reference/servers/errors"
 )
 
 const (
@@ -26,14 +28,16 @@ const (
 
 // Environment variables of this server's own flags.
 var flagEnv = map[string]string{
-	"backend":    "ERRORS_BACKEND",
-	"sentry-url": "SENTRY_URL",
-	"sentry-org": "SENTRY_ORG",
-	"ingest":     "ERRORS_INGEST_ADDR",
-	"data":       "ERRORS_DATA_DIR",
-	"dsn-key":    "ERRORS_DSN_KEY",
-	"max-bytes":  "ERRORS_MAX_BYTES",
-	"max-age":    "ERRORS_MAX_AGE",
+	"backend":      "ERRORS_BACKEND",
+	"sentry-url":   "SENTRY_URL",
+	"sentry-org":   "SENTRY_ORG",
+	"ingest":       "ERRORS_INGEST_ADDR",
+	"data":         "ERRORS_DATA_DIR",
+	"dsn-key":      "ERRORS_DSN_KEY",
+	"max-bytes":    "ERRORS_MAX_BYTES",
+	"max-age":      "ERRORS_MAX_AGE",
+	"code-mapping": "ERRORS_CODE_MAPPINGS",
+	"in-app":       "ERRORS_IN_APP",
 }
 
 // flags are this server's own settings, as given (flag, else environment, else
@@ -41,6 +45,58 @@ var flagEnv = map[string]string{
 type flags struct {
 	backend, sentryURL, sentryOrg             string
 	ingest, dataDir, dsnKey, maxBytes, maxAge string
+	codeMappings                              codeMappings
+	inApp                                     listFlag
+}
+
+// codeMappings is --code-mapping: repeatable, and each value (ERRORS_CODE_MAPPINGS
+// too) is a list of STACK_ROOT=SOURCE_ROOT separated by commas or semicolons.
+type codeMappings []errorserver.CodeMapping
+
+func (c *codeMappings) String() string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	for _, m := range *c {
+		parts = append(parts, m.StackRoot+"="+m.SourceRoot)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c *codeMappings) Set(v string) error {
+	list := errorserver.SplitList(v)
+	if len(list) == 0 {
+		return errors.New("give STACK_ROOT=SOURCE_ROOT, such as example.com/shop/=/home/me/src/shop")
+	}
+	for _, s := range list {
+		m, err := errorserver.ParseCodeMapping(s)
+		if err != nil {
+			return err
+		}
+		*c = append(*c, m)
+	}
+	return nil
+}
+
+// listFlag is a repeatable flag whose values are also lists separated by commas or
+// semicolons (--in-app, ERRORS_IN_APP).
+type listFlag []string
+
+func (l *listFlag) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *listFlag) Set(v string) error {
+	list := errorserver.SplitList(v)
+	if len(list) == 0 {
+		return errors.New("give a module or path prefix such as example.com/shop")
+	}
+	*l = append(*l, list...)
+	return nil
 }
 
 func registerFlags(fs *flag.FlagSet) *flags {
@@ -54,6 +110,8 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.dsnKey, "dsn-key", "", help("dsn-key", "local: the DSN public key SDKs must send (default: generated once and kept in the data directory)"))
 	fs.StringVar(&f.maxBytes, "max-bytes", defaultMaxBytes, help("max-bytes", "local: drop the oldest events while the store is larger than this, such as 500MiB or 2GB (0: no limit)"))
 	fs.StringVar(&f.maxAge, "max-age", defaultMaxAge, help("max-age", "local: drop events older than this, such as 72h or 30d or 2w (0: no limit)"))
+	fs.Var(&f.codeMappings, "code-mapping", help("code-mapping", "map stack frame files to this machine: `STACK_ROOT=SOURCE_ROOT` such as example.com/shop/=/home/me/src/shop (a -trimpath module path) or /build/shop/=/home/me/src/shop (a build directory); repeatable; the variable takes a list separated by commas or semicolons"))
+	fs.Var(&f.inApp, "in-app", help("in-app", "`PREFIX` of the modules or files of the application's own code, such as example.com/shop; repeatable, or a list separated by commas or semicolons (default: the stack roots of --code-mapping, else the SDK's in_app)"))
 	return f
 }
 

@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		logger.Info("backend: Sentry", "url", backend.BaseURL(), "organization", f.sentryOrg)
-		return serve.Serve(ctx, errorserver.New(errorserver.Config{Logger: logger}, backend), opts)
+		return serve.Serve(ctx, errorserver.New(errorserver.Config{Logger: logger, CodeMappings: f.codeMappings, InApp: f.inApp}, backend), opts)
 	}
 
 	local, err := f.localSettings(getenv)
@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
-	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn}, st.store)
+	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn, CodeMappings: f.codeMappings, InApp: f.inApp}, st.store)
 	// The ingest endpoint lives as long as the MCP transport: when either stops, both
 	// stop, and the store is closed after the last acknowledged event is on disk.
 	ctx, cancel := context.WithCancel(ctx)

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	errorserver "github.com/mcpkit/reference/servers/errors"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,6 +75,9 @@ func TestBadConfiguration(t *testing.T) {
 		{nil, map[string]string{"HOME": ""}, "cannot find a per-user data directory"},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--no-such-flag"}, nil, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--code-mapping", "example.com/shop"}, nil, "is not STACK_ROOT=SOURCE_ROOT"},
+		{nil, map[string]string{"ERRORS_CODE_MAPPINGS": "a=/x;=/y"}, "ERRORS_CODE_MAPPINGS"},
+		{[]string{"--in-app", " , "}, nil, "give a module or path prefix"},
 	}
 	for _, tt := range tests {
 		environ := map[string]string{"HOME": t.TempDir()}
@@ -102,10 +106,10 @@ func TestDefaults(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	f := registerFlags(fs)
 	got := map[string]string{}
-	for _, n := range []string{"backend", "ingest", "data", "dsn-key", "max-bytes", "max-age", "sentry-url", "sentry-org"} {
+	for _, n := range []string{"backend", "ingest", "data", "dsn-key", "max-bytes", "max-age", "sentry-url", "sentry-org", "code-mapping", "in-app"} {
 		got[n] = fs.Lookup(n).DefValue
 	}
-	want := map[string]string{"backend": "", "ingest": "127.0.0.1:8970", "data": "", "dsn-key": "", "max-bytes": "1GiB", "max-age": "30d", "sentry-url": "", "sentry-org": ""}
+	want := map[string]string{"backend": "", "ingest": "127.0.0.1:8970", "data": "", "dsn-key": "", "max-bytes": "1GiB", "max-age": "30d", "sentry-url": "", "sentry-org": "", "code-mapping": "", "in-app": ""}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("flag defaults (-want +got):\n%s", d)
 	}
@@ -127,6 +131,44 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("--%s help does not name %s: %q", fl.Name, e, fl.Usage)
 		}
 	})
+}
+
+// TestCodeMappingFlags: --code-mapping and --in-app repeat, each value (and each
+// variable) may be a list, and a flag given wins over its variable.
+func TestCodeMappingFlags(t *testing.T) {
+	parse := func(args []string, environ map[string]string) *flags {
+		t.Helper()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		f := registerFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if err := serve.EnvFlags(fs, env(environ), flagEnv); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	f := parse([]string{"--code-mapping", "example.com/shop/=/src/shop", "--code-mapping", "/build/a=/x,/build/b=rel", "--in-app", "example.com/shop;example.com/lib"},
+		map[string]string{"ERRORS_CODE_MAPPINGS": "ignored=/i", "ERRORS_IN_APP": "ignored"})
+	want := codeMappings{{StackRoot: "example.com/shop/", SourceRoot: abs("/src/shop")}, {StackRoot: "/build/a", SourceRoot: abs("/x")}, {StackRoot: "/build/b", SourceRoot: abs("rel")}}
+	if d := cmp.Diff(want, f.codeMappings); d != "" {
+		t.Errorf("--code-mapping (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(listFlag{"example.com/shop", "example.com/lib"}, f.inApp); d != "" {
+		t.Errorf("--in-app (-want +got):\n%s", d)
+	}
+	f = parse(nil, map[string]string{"ERRORS_CODE_MAPPINGS": "example.com/shop/=/src/shop; /build/b=/y", "ERRORS_IN_APP": "example.com/shop,example.com/lib"})
+	want = codeMappings{{StackRoot: "example.com/shop/", SourceRoot: abs("/src/shop")}, {StackRoot: "/build/b", SourceRoot: abs("/y")}}
+	if d := cmp.Diff(want, f.codeMappings); d != "" || len(f.inApp) != 2 {
+		t.Errorf("ERRORS_CODE_MAPPINGS (-want +got):\n%s\nERRORS_IN_APP: %v", d, f.inApp)
+	}
 }
 
 func TestDefaultDataDir(t *testing.T) {
@@ -296,6 +338,12 @@ func TestDefaultRunIsLocalOverStdio(t *testing.T) {
 	dsn := r.dsn(t)
 	if !strings.Contains(disc.Instructions, "local event store") || !strings.Contains(disc.Instructions, dsn) {
 		t.Errorf("instructions %q; want the local store and the DSN %s", disc.Instructions, dsn)
+	}
+	// The empty store says in its results, which a person sees, where to send events.
+	for _, tool := range []string{errorserver.ToolSearchIssues, errorserver.ToolListProjects} {
+		if text := r.client.CallTool(tool, map[string]any{}).Text(); !strings.Contains(text, "no events yet") || !strings.Contains(text, dsn) {
+			t.Errorf("%s on the empty store = %s; want the DSN %s", tool, text, dsn)
+		}
 	}
 	dataDir := filepath.Join(home, ".local", "share", "mcp-server-errors")
 	key, err := os.ReadFile(filepath.Join(dataDir, dsnKeyFile))

@@ -1,0 +1,260 @@
+package errorserver
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// CodeMapping maps the start of the file paths that stack frames report (the stack
+// root) to a directory on this machine (the source root), as Sentry's code mappings
+// do for repositories. A release built with -trimpath reports module paths
+// (example.com/shop/checkout/payment.go: stack root example.com/shop/), a build made
+// elsewhere reports that machine's paths (/build/shop/checkout/payment.go: stack root
+// /build/shop/).
+type CodeMapping struct {
+	StackRoot  string
+	SourceRoot string
+}
+
+// ParseCodeMapping reads STACK_ROOT=SOURCE_ROOT. The source root is made absolute and
+// clean, so the paths it yields are the ones a filesystem server takes as given.
+func ParseCodeMapping(s string) (CodeMapping, error) {
+	stack, source, ok := strings.Cut(strings.TrimSpace(s), "=")
+	stack, source = strings.TrimSpace(stack), strings.TrimSpace(source)
+	if !ok || stack == "" || source == "" {
+		return CodeMapping{}, fmt.Errorf("code mapping %q is not STACK_ROOT=SOURCE_ROOT, such as example.com/shop/=/home/me/src/shop", s)
+	}
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return CodeMapping{}, fmt.Errorf("code mapping %q: source root: %w", s, err)
+	}
+	return CodeMapping{StackRoot: stack, SourceRoot: abs}, nil
+}
+
+// SplitList splits the value of a list variable (ERRORS_CODE_MAPPINGS, ERRORS_IN_APP)
+// at commas and semicolons, dropping empty entries.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// codeMap is what the view layer applies to stack frames: code mappings (local paths)
+// and in-app prefixes. A nil *codeMap changes nothing.
+type codeMap struct {
+	local []CodeMapping // stack roots in slash form without a trailing separator, longest first
+	inApp []string      // prefixes of modules or files; empty: keep the SDK's in_app
+	// repo are the backend's own code mappings (Sentry's), used for frames no local
+	// mapping covers: SourceRoot is "repository:path in the repository".
+	repo []CodeMapping
+}
+
+func newCodeMap(mappings []CodeMapping, inApp []string) *codeMap {
+	c := &codeMap{}
+	for _, m := range mappings {
+		m.StackRoot = trimRoot(m.StackRoot)
+		c.local = append(c.local, m)
+	}
+	sortRoots(c.local)
+	for _, p := range inApp {
+		if p = trimRoot(p); p != "" {
+			c.inApp = append(c.inApp, p)
+		}
+	}
+	if len(c.inApp) == 0 {
+		// The stack roots of the code mappings are the application's own code.
+		for _, m := range c.local {
+			c.inApp = append(c.inApp, m.StackRoot)
+		}
+	}
+	if len(c.local) == 0 && len(c.inApp) == 0 {
+		return nil
+	}
+	return c
+}
+
+// withRepo returns a copy of c (which may be nil) with the backend's code mappings.
+func (c *codeMap) withRepo(repo []CodeMapping) *codeMap {
+	if len(repo) == 0 {
+		return c
+	}
+	out := &codeMap{}
+	if c != nil {
+		*out = *c
+	}
+	out.repo = nil
+	for _, m := range repo {
+		m.StackRoot = trimRoot(m.StackRoot)
+		out.repo = append(out.repo, m)
+	}
+	sortRoots(out.repo)
+	return out
+}
+
+func sortRoots(ms []CodeMapping) {
+	slices.SortStableFunc(ms, func(a, b CodeMapping) int { return len(b.StackRoot) - len(a.StackRoot) })
+}
+
+// trimRoot puts a stack root or prefix in slash form without a trailing separator.
+func trimRoot(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), `\`, "/")
+	if len(s) > 1 {
+		s = strings.TrimRight(s, "/.")
+	}
+	return s
+}
+
+// Separators at which a stack root or prefix may end: paths end at a slash, modules
+// also at a dot or a colon (com.acme.shop, Elixir.Shop).
+const (
+	pathSeps   = "/"
+	moduleSeps = "/.:"
+)
+
+// under reports whether p starts with root at a boundary (root itself, or root then one
+// of seps), and returns the rest after it.
+func under(p, root, seps string) (string, bool) {
+	if root == "" || !strings.HasPrefix(p, root) {
+		return "", false
+	}
+	rest := p[len(root):]
+	if rest == "" {
+		return "", true
+	}
+	if strings.HasSuffix(root, "/") {
+		return rest, true
+	}
+	if strings.ContainsRune(seps, rune(rest[0])) {
+		return strings.TrimLeft(rest[1:], "/"), true
+	}
+	return "", false
+}
+
+// localPath maps a frame's file to a file under a source root, or "" when no mapping
+// covers it. The result never leaves its source root, whatever ".." the event holds.
+func (c *codeMap) localPath(f *frameData) string {
+	if c == nil {
+		return ""
+	}
+	for _, file := range []string{f.AbsPath, f.Filename} {
+		file = strings.ReplaceAll(file, `\`, "/")
+		for _, m := range c.local {
+			rest, ok := under(file, m.StackRoot, pathSeps)
+			if !ok || rest == "" {
+				continue
+			}
+			p := filepath.Join(m.SourceRoot, filepath.FromSlash(rest))
+			if rel, err := filepath.Rel(m.SourceRoot, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// repoPath maps a frame's file with the backend's code mappings: "repository:path".
+func (c *codeMap) repoPath(f *frameData) string {
+	if c == nil {
+		return ""
+	}
+	for _, file := range []string{f.Filename, f.AbsPath} {
+		file = strings.ReplaceAll(file, `\`, "/")
+		for _, m := range c.repo {
+			rest, ok := under(file, m.StackRoot, pathSeps)
+			if m.StackRoot == "" && file != "" && !strings.HasPrefix(file, "/") {
+				rest, ok = file, true // Sentry: an empty stack root prefixes every relative path
+			}
+			if ok && rest != "" {
+				repo, root, _ := strings.Cut(m.SourceRoot, ":")
+				if p := path.Clean(path.Join(root, rest)); !strings.HasPrefix(p, "..") && !strings.HasPrefix(p, "/") {
+					return repo + ":" + p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// applyInApp decides in_app by the configured prefixes (matched against the module
+// and the file), replacing the SDK's guess: sentry-go marks no frame of a -trimpath
+// build in-app and every frame of the module cache in-app. Without prefixes the
+// frames are returned as they are.
+func (c *codeMap) applyInApp(frames []frameData) []frameData {
+	if c == nil || len(c.inApp) == 0 || len(frames) == 0 {
+		return frames
+	}
+	out := slices.Clone(frames)
+	for i := range out {
+		f := &out[i]
+		f.InApp = false
+		for _, p := range c.inApp {
+			_, mod := under(f.Module, p, moduleSeps)
+			_, file := under(strings.ReplaceAll(f.Filename, `\`, "/"), p, pathSeps)
+			_, abs := under(strings.ReplaceAll(f.AbsPath, `\`, "/"), p, pathSeps)
+			if mod || file || abs {
+				f.InApp = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// culprit is the event's culprit by the configured in-app prefixes: the innermost
+// in-app frame of the reported exception, as the store computes it with the SDK's
+// in_app. Empty: keep the stored culprit (no prefixes, a transaction names the
+// culprit, or no frame is in-app).
+func (c *codeMap) culprit(e *eventData) string {
+	if c == nil || len(c.inApp) == 0 || e.Transaction != "" {
+		return ""
+	}
+	frames := e.Stacktrace
+	if n := len(e.Exceptions); n > 0 {
+		frames = e.Exceptions[n-1].Frames
+	}
+	frames = c.applyInApp(frames)
+	for i := len(frames) - 1; i >= 0; i-- {
+		if f := frames[i]; f.InApp {
+			return firstNonEmpty(f.Module, f.Filename, f.AbsPath) + " in " + f.Function
+		}
+	}
+	return ""
+}
+
+// mappingNotice says how to get local paths when frames carry files but none was
+// mapped: it names the directory of the first frame's file as a stack root to map.
+// A frame whose absolute path exists on this machine needs no mapping.
+func (v *viewer) mappingNotice(first *frameData, configured bool) string {
+	if filepath.IsAbs(first.AbsPath) {
+		if _, err := os.Stat(first.AbsPath); err == nil {
+			return ""
+		}
+	}
+	file := firstNonEmpty(first.Filename, first.AbsPath) // the file the frame shows
+	if file == "" || strings.Contains(file, "://") {
+		return ""
+	}
+	if filepath.IsAbs(file) {
+		if _, err := os.Stat(file); err == nil {
+			return ""
+		}
+	}
+	dir := strings.ReplaceAll(file, `\`, "/")
+	if i := strings.LastIndexByte(dir, '/'); i > 0 {
+		dir = dir[:i+1]
+	}
+	dir = v.text(dir, capName)
+	what := "no code mapping covers"
+	if !configured {
+		what = "no code mappings are set for"
+	}
+	return fmt.Sprintf("%s frame files such as %s: to get local paths, start this server with --code-mapping %s=DIR (env ERRORS_CODE_MAPPINGS), DIR being where that directory is on this machine", what, dir, dir)
+}
