@@ -16,11 +16,15 @@ import (
 
 // Options configure a run of the journey.
 type Options struct {
-	Repo    string    // repository root; default: found above the working directory
-	Bin     string    // directory with mcp-server-errors and mcp-server-filesystem already built; default: build them
-	Work    string    // working directory for binaries and the event store; default: a temporary one, removed after
-	Verbose bool      // print every tool result in full
-	Out     io.Writer // the transcript
+	Repo    string // repository root; default: found above the working directory
+	Bin     string // directory with mcp-server-errors and mcp-server-filesystem already built; default: build them
+	Work    string // working directory for binaries and the event store; default: a temporary one, removed after
+	Verbose bool   // print every tool result in full
+	// NoCodeMapping starts mcp-server-errors without --code-mapping, as a newcomer
+	// does before reading about it: frames name example.com/shop/..., and the host
+	// has to find the file.
+	NoCodeMapping bool
+	Out           io.Writer // the transcript
 }
 
 // Result is what a run did and found.
@@ -118,7 +122,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	env := []string{"SENTRY_AUTH_TOKEN=", "SENTRY_DSN=", "ERRORS_BACKEND=", "ERRORS_DATA_DIR=", "ERRORS_INGEST_ADDR=", "ERRORS_DSN_KEY=", "MCP_HTTP_ADDR="}
 	errorsArgs := []string{"--backend", "local", "--data", data, "--ingest", "127.0.0.1:0"}
-	if res.Features.CodeMapping {
+	if res.Features.CodeMapping && !o.NoCodeMapping {
 		errorsArgs = append(errorsArgs, "--code-mapping", shopModule+"="+shopDir)
 	}
 	var procs []*proc
@@ -140,7 +144,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	// Night: the collector takes the shop's events; no MCP server runs.
 	var collector *proc
 	if res.Features.Collector {
-		collector, err = start("collector", "--ingest-only")
+		collector, err = start("collector", "--ingest-only", "--spotlight", "off")
 		fmt.Fprintln(out, "night   collector: mcp-server-errors --ingest-only (no MCP server runs)")
 	} else {
 		// Today's store takes events only inside an MCP server: the HTTP one

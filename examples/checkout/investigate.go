@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,10 +34,11 @@ type Answer struct {
 	CurrencyTagged int64  `json:"currencyTagged"` // events with the tag at all
 	Currencies     int64  `json:"currencies"`     // distinct values
 
-	Frame      string `json:"frame"`      // the innermost in-app frame as the SDK reported it: file:line
+	Frame      string `json:"frame"`      // the innermost in-app frame as get_event shows it: its local path (mapped) or the file the SDK reported, and line
 	Function   string `json:"function"`   // its function
 	Line       int    `json:"line"`       // its line
 	Mapped     string `json:"mapped"`     // the path the filesystem server read it at
+	Found      string `json:"found"`      // how the host got that path: "code mapping" (the frame's path), "as reported", or "search"
 	SourceLine string `json:"sourceLine"` // that line of the source, as read
 
 	Table     string   `json:"table"`               // the name the failing line indexes with the currency
@@ -62,8 +64,9 @@ type (
 	}
 	issueDetail struct {
 		issue
-		Now  string `json:"now"`
-		Tags []struct {
+		Now        string            `json:"now"`
+		EveryEvent map[string]string `json:"everyEvent"` // tags with one value on every event
+		Tags       []struct {
 			Key          string `json:"key"`
 			TotalValues  int64  `json:"totalValues"`
 			UniqueValues int64  `json:"uniqueValues"`
@@ -123,6 +126,14 @@ func investigate(ctx context.Context, h *host) (*Answer, error) {
 	if err := decode(c, &detail); err != nil {
 		return a, err
 	}
+	for key, v := range detail.EveryEvent {
+		switch key {
+		case "release":
+			a.Release, a.ReleaseEvents, a.Releases = v, detail.Count, 1
+		case "currency":
+			a.Currency, a.CurrencyEvents, a.CurrencyTagged, a.Currencies = v, detail.Count, detail.Count, 1
+		}
+	}
 	for _, t := range detail.Tags {
 		if len(t.TopValues) == 0 {
 			continue
@@ -162,11 +173,12 @@ func investigate(ctx context.Context, h *host) (*Answer, error) {
 	if frame == nil {
 		return a, fmt.Errorf("get_event shows no stack frame: %s", c.Text)
 	}
-	file, _ := frame["file"].(string)
+	file, _ := frame["file"].(string) // as the SDK reported it
 	line, _ := frame["line"].(float64)
 	a.Function, _ = frame["function"].(string)
 	a.Line = int(line)
-	a.Frame = fmt.Sprintf("%s:%d", file, a.Line)
+	local := localPath(frame)
+	a.Frame = fmt.Sprintf("%s:%d", cmp.Or(local, file), a.Line)
 
 	// 4. The failing line, read through the filesystem server.
 	fs := h.servers["filesystem"]
@@ -180,12 +192,16 @@ func investigate(ctx context.Context, h *host) (*Answer, error) {
 		}
 		return h.call(ctx, "filesystem", "read_text_file", args)
 	}
-	local := localPath(frame)
+	a.Found = "as reported"
+	if p, _ := frame["path"].(string); p != "" {
+		a.Found = "code mapping"
+	}
 	if local != "" {
 		c, err = read(local)
 	} else if c, err = read(file); err == nil && !c.IsError {
-		local = file // the reported path happened to work
+		local, a.Found = file, "as reported" // the reported path happened to work
 	} else if err == nil {
+		a.Found = "search"
 		// Not a path the server knows (a -trimpath build reports its module path):
 		// find the file under the allowed directories, then read it.
 		if local, err = findFile(ctx, h, file); err == nil {
@@ -239,12 +255,11 @@ var (
 )
 
 // localPath is the frame's path on this machine when the errors server mapped it
-// (a code mapping), or the file itself when the SDK reported an absolute path.
+// (path, from its code mappings), or the file itself when the SDK reported an
+// absolute path.
 func localPath(frame map[string]any) string {
-	for _, k := range []string{"localPath", "path", "sourcePath"} {
-		if p, _ := frame[k].(string); strings.HasPrefix(p, "/") {
-			return p
-		}
+	if p, _ := frame["path"].(string); p != "" {
+		return p
 	}
 	if f, _ := frame["file"].(string); strings.HasPrefix(f, "/") {
 		return f

@@ -29,6 +29,7 @@ func main() {
 	flag.StringVar(&o.Bin, "bin", "", "directory holding mcp-server-errors and mcp-server-filesystem already built, such as ./bin after make build (default: build them)")
 	flag.StringVar(&o.Work, "work", "", "directory for the builds and the event store, kept afterwards (default: a temporary one, removed)")
 	flag.BoolVar(&o.Verbose, "v", false, "print every tool result in full")
+	flag.BoolVar(&o.NoCodeMapping, "no-code-mapping", false, "start mcp-server-errors without --code-mapping: the host then has to find the frame's file")
 	flag.Parse()
 	o.Out = os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -48,7 +48,11 @@ func printAnswer(out io.Writer, res *Result) {
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "  release   %s on %d/%d events (%d release(s))\n", a.Release, a.ReleaseEvents, a.Count, a.Releases)
 	fmt.Fprintf(out, "  tag       currency=%s on %d/%d events (%d value(s))\n", a.Currency, a.CurrencyEvents, a.Count, a.Currencies)
-	fmt.Fprintf(out, "  frame     %s in %s -> %s\n", a.Frame, a.Function, a.Mapped)
+	if a.Found == "search" {
+		fmt.Fprintf(out, "  frame     %s in %s, found by search at %s\n", a.Frame, a.Function, a.Mapped)
+	} else {
+		fmt.Fprintf(out, "  frame     %s in %s (%s)\n", a.Frame, a.Function, a.Found)
+	}
 	fmt.Fprintf(out, "  source    %d: %s\n", a.Line, strings.TrimSpace(a.SourceLine))
 	if a.Table != "" {
 		fmt.Fprintf(out, "  table     %s at %s has %s (no %s)\n", a.Table, a.TableFile, strings.Join(a.TableKeys, ", "), a.Currency)
