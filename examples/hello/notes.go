@@ -72,7 +72,7 @@ type writeOut struct {
 
 // write checks the call, asks the user to confirm exactly what will happen, and only
 // then writes. On 2026-07-28 it runs twice (input_required, then the retry with the
-// answer), so nothing before confirm changes anything.
+// answer), so nothing before Confirm changes anything.
 func (n *notes) write(ctx context.Context, req *mcpkit.Request, in writeIn) (writeOut, error) {
 	file, out := in.Name+".md", writeOut{Name: in.Name, Action: "created", Bytes: len(in.Text)}
 	msg := fmt.Sprintf("Create the note %q with this text?\n\n%s", in.Name, in.Text)
@@ -93,33 +93,19 @@ func (n *notes) write(ctx context.Context, req *mcpkit.Request, in writeIn) (wri
 		out.Action = "replaced"
 		msg = fmt.Sprintf("Replace the note %q (%d bytes) with this text?\n\n%s", in.Name, old.Size(), in.Text)
 	}
-	if err := confirm(ctx, req, msg); err != nil {
+	// req.Confirm is the one confirmation of every server here: accept, decline, a
+	// client without elicitation and --no-confirm are handled there. The answer is
+	// bound to the note as it is now (its size and modification time), so it is not
+	// taken for a note changed since, or already written by this confirmation.
+	var version string
+	if statErr == nil {
+		version = fmt.Sprint(old.Size(), old.ModTime().UnixNano())
+	}
+	if err := req.Confirm(ctx, "confirm", msg, version); err != nil {
 		return out, err
 	}
 	if in.Delete {
 		return out, n.root.Remove(file)
 	}
 	return out, n.root.WriteFile(file, []byte(in.Text), 0o644)
-}
-
-// confirmSchema is the form the user answers: one required checkbox.
-var confirmSchema = map[string]any{"type": "object", "required": []string{"confirm"}, "properties": map[string]any{
-	"confirm": map[string]any{"type": "boolean", "title": "Confirm", "description": "Check to do exactly what is shown"},
-}}
-
-// confirm asks the user through elicitation and returns nil only for accept with the
-// box checked. Elicit's own error is returned as it is: mcpkit turns it into the
-// input_required result of 2026-07-28, or the missing-capability error for a client
-// without elicitation.
-func confirm(ctx context.Context, req *mcpkit.Request, msg string) error {
-	res, err := req.Elicit(ctx, "confirm", mcpkit.ElicitParams{Message: msg, RequestedSchema: confirmSchema})
-	switch {
-	case err != nil:
-		return err
-	case res.Action != "accept":
-		return fmt.Errorf("nothing was written: the user answered %.20q", res.Action)
-	case res.Content["confirm"] != true:
-		return errors.New("nothing was written: the user did not check confirm")
-	}
-	return nil
 }

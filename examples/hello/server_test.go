@@ -166,9 +166,9 @@ func TestWriteConfirmed(t *testing.T) {
 				answer map[string]any
 				why    string
 			}{
-				{map[string]any{"action": "decline"}, `nothing was written: the user answered "decline"`},
-				{map[string]any{"action": "cancel"}, `nothing was written: the user answered "cancel"`},
-				{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "nothing was written: the user did not check confirm"},
+				{map[string]any{"action": "decline"}, "nothing was changed: the user declined"},
+				{map[string]any{"action": "cancel"}, "nothing was changed: the user dismissed the confirmation"},
+				{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "nothing was changed: the user did not check confirm"},
 			} {
 				if res := retry(t, c, tc.args, first(), no.answer); !res.IsError || res.Text() != no.why {
 					t.Errorf("answer %v: isError %v, %q; want %q", no.answer, res.IsError, res.Text(), no.why)
@@ -177,12 +177,23 @@ func TestWriteConfirmed(t *testing.T) {
 					t.Errorf("answer %v: the note is %q; want it unchanged", no.answer, got)
 				}
 			}
-			res := retry(t, c, tc.args, first(), accept)
+			state := first()
+			res := retry(t, c, tc.args, state, accept)
 			if res.IsError || res.ResultType != "complete" || string(res.StructuredContent) != tc.result {
 				t.Errorf("accepted: resultType %q isError %v %s; want %s", res.ResultType, res.IsError, res.Text(), tc.result)
 			}
 			if got := note(t, dir, "todo"); got != tc.after {
 				t.Errorf("accepted: the note is %q; want %q", got, tc.after)
+			}
+			// The confirmation sent again is refused: the note is written once.
+			os.WriteFile(filepath.Join(dir, "todo.md"), []byte("- changed by hand\n"), 0o644)
+			r := c.Request("tools/call", map[string]any{"name": "write_note", "arguments": tc.args,
+				"inputResponses": map[string]any{"confirm": accept}, "requestState": state})
+			if r.Error == nil || !strings.Contains(r.Error.Message, "already used") {
+				t.Errorf("replayed confirmation: %s; want refused as already used", r.Raw)
+			}
+			if got := note(t, dir, "todo"); got != "- changed by hand\n" {
+				t.Errorf("after a replayed confirmation the note is %q; want it left as it was", got)
 			}
 		})
 	}
@@ -229,6 +240,44 @@ func TestWriteNeedsElicitation(t *testing.T) {
 		if got := note(t, dir, "todo"); got != "(none)" {
 			t.Errorf("%s: the note was written: %q", rev, got)
 		}
+	}
+}
+
+// TestWriteBoundToTheNote: an answer given for the note as it was is not taken when
+// the note changed before the answer came: nothing is written, and a new call asks
+// about the note as it is.
+func TestWriteBoundToTheNote(t *testing.T) {
+	s, dir := newServer(t, true, map[string]string{"todo.md": "- milk\n"})
+	c := mcpkittest.Connect(t, s, mcpkit.Revision20260728, &mcpkittest.Options{Capabilities: canElicit})
+	args := map[string]any{"name": "todo", "text": "- eggs\n"}
+	first := c.CallTool("write_note", args)
+	if first.ResultType != "input_required" {
+		t.Fatalf("first call: %+v", first)
+	}
+	os.WriteFile(filepath.Join(dir, "todo.md"), []byte("- bread\n"), 0o644) // another writer, meanwhile
+	res := retry(t, c, args, first.RequestState, map[string]any{"action": "accept", "content": map[string]any{"confirm": true}})
+	if !res.IsError || !strings.Contains(res.Text(), "nothing was changed: what the user was asked to confirm has changed") {
+		t.Errorf("answer for the old note: %+v; want refused", res)
+	}
+	if got := note(t, dir, "todo"); got != "- bread\n" {
+		t.Errorf("the note is %q; want the other writer's text kept", got)
+	}
+}
+
+// TestWriteNoConfirm: with --no-confirm the write happens without a question, also
+// for a client without elicitation, and the description says so.
+func TestWriteNoConfirm(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	c := mcpkittest.Connect(t, New(Config{Notes: root, AllowWrites: true, NoConfirm: true}), mcpkit.Revision20260728, nil)
+	if res := c.CallTool("write_note", map[string]any{"name": "todo", "text": "x"}); res.IsError || res.ResultType != "complete" {
+		t.Errorf("write with NoConfirm: %s %s", res.ResultType, res.Text())
+	}
+	if !strings.Contains(string(c.Call("tools/list", map[string]any{})), "Runs without asking the user") {
+		t.Error("write_note's description does not say it runs without asking")
 	}
 }
 

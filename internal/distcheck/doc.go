@@ -18,6 +18,13 @@
 //     `mcp-server-x --version ARGS...`: the real flag parser then judges values (a
 //     duration that is not one) and stray arguments (a server that takes none), and
 //     --version makes it exit before serving.
+//   - The standard serve settings a snippet makes (--http, --auth-*, their MCP_*
+//     variables) are then configured in the test process exactly as the server
+//     configures them at start (Server.ServeConfig, serve.Flags.Options), with the
+//     token and key files it names and the values of variables it does not show
+//     replaced by valid stand-ins: a combination the server refuses, such as
+//     --auth-static-file without --auth-resource, fails the snippet, though each flag
+//     parses on its own.
 //   - Environment variables are the union of serve.StandardEnv() (the standard
 //     serve flags' MCP_* variables and the secrets read without a flag), the
 //     "(env NAME" mentions of the -h output (every flag's variable), and a scan of

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 // readmeFiles are the READMEs whose snippets are checked: the root one and every
@@ -46,11 +48,14 @@ func readmeServer(rel string) string {
 // TestReadmeSnippets checks every launch in the READMEs against the server it
 // starts: each flag is one the binary's -h lists, the binary's own flag parser
 // accepts the whole argument list (run with --version first, so it exits before
-// serving), each environment variable is one the server reads, and remote URLs use
-// the server's MCP path.
+// serving), the standard serve settings it makes are ones the server starts with
+// (Server.ServeConfig: --auth-static-file without --auth-resource is refused at
+// start, issue 13), each environment variable is one the server reads, and remote
+// URLs use the server's MCP path.
 func TestReadmeSnippets(t *testing.T) {
 	root := repoRoot(t)
 	servers := builtServers(t)
+	clearServeEnv(t)
 	for _, rel := range readmeFiles(t, root) {
 		t.Run(rel, func(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join(root, rel))
@@ -120,9 +125,19 @@ func checkLaunch(l Launch, own string, servers map[string]*Server) []string {
 	if len(problems) == 0 {
 		if err := s.AcceptsArgs(context.Background(), l.Args); err != nil {
 			problems = append(problems, err.Error())
+		} else if err := s.ServeConfig(l.Args, l.Env, binDir); err != nil {
+			problems = append(problems, err.Error())
 		}
 	}
 	return problems
+}
+
+// clearServeEnv empties every standard serve variable for the test, so that
+// Server.ServeConfig sees only what a snippet sets.
+func clearServeEnv(t *testing.T) {
+	for _, name := range serve.StandardEnv() {
+		t.Setenv(name, "")
+	}
 }
 
 // TestReadmeHostCoverage checks that each server's README shows every host (Claude

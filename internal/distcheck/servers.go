@@ -75,6 +75,9 @@ type Server struct {
 	Env map[string]bool
 	// HTTPPath is the default of --http-path, the path remote URLs must use.
 	HTTPPath string
+	// LinksJWT reports whether the command links package auth/jwt, without which the
+	// server refuses --auth-issuer (serve.Flags.JWT unset).
+	LinksJWT bool
 }
 
 // VersionLDFlag is the -X setting that stamps the version, as the Makefile's LDFLAGS
@@ -101,11 +104,12 @@ func BuildServer(ctx context.Context, sd ServerDir, outDir, version string) (*Se
 	if len(s.Flags) == 0 {
 		return nil, fmt.Errorf("%s -h printed no flags:\n%s", sd.Cmd, out)
 	}
-	mod, files, err := linkedSources(ctx, sd)
+	mod, files, imports, err := linkedSources(ctx, sd)
 	if err != nil {
 		return nil, err
 	}
 	s.Module = mod
+	s.LinksJWT = slices.Contains(imports, jwtPackage)
 	srcEnv, err := ScanEnv(files)
 	if err != nil {
 		return nil, err
@@ -148,16 +152,19 @@ func ParseHelp(help string) (flags map[string]bool, env []string, httpPath strin
 	return flags, env, httpPath
 }
 
-// linkedSources returns the server's module path and the non-test Go files of its
-// module's packages that its command links in (for the build's GOOS), from go list.
-// Test helpers and packages the binary does not use are left out: a variable only
-// a test reads is not one a user can set.
-func linkedSources(ctx context.Context, sd ServerDir) (string, []string, error) {
+// jwtPackage is mcpkit's JWT verifier, which a command links to accept --auth-issuer.
+const jwtPackage = "github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+
+// linkedSources returns the server's module path, the non-test Go files of its
+// module's packages that its command links in (for the build's GOOS), and the import
+// path of every package it links, from go list. Test helpers and packages the binary
+// does not use are left out: a variable only a test reads is not one a user can set.
+func linkedSources(ctx context.Context, sd ServerDir) (string, []string, []string, error) {
 	list := exec.CommandContext(ctx, "go", "list", "-deps", "-json=ImportPath,Name,Dir,GoFiles,Module", "./cmd/"+sd.Cmd)
 	list.Dir = sd.Dir
 	out, err := list.Output()
 	if err != nil {
-		return "", nil, fmt.Errorf("go list -deps ./cmd/%s in %s: %v", sd.Cmd, sd.Dir, err)
+		return "", nil, nil, fmt.Errorf("go list -deps ./cmd/%s in %s: %v", sd.Cmd, sd.Dir, err)
 	}
 	type pkg struct {
 		ImportPath, Name, Dir string
@@ -169,18 +176,19 @@ func linkedSources(ctx context.Context, sd ServerDir) (string, []string, error) 
 	for dec.More() {
 		var p pkg
 		if err := dec.Decode(&p); err != nil {
-			return "", nil, fmt.Errorf("go list output: %v", err)
+			return "", nil, nil, fmt.Errorf("go list output: %v", err)
 		}
 		pkgs = append(pkgs, p)
 	}
 	// -deps lists dependencies first: the command itself comes last, and its module
 	// is the server's.
 	if len(pkgs) == 0 || pkgs[len(pkgs)-1].Name != "main" || pkgs[len(pkgs)-1].Module == nil {
-		return "", nil, fmt.Errorf("go list -deps ./cmd/%s in %s: the command is not a main package of a module", sd.Cmd, sd.Dir)
+		return "", nil, nil, fmt.Errorf("go list -deps ./cmd/%s in %s: the command is not a main package of a module", sd.Cmd, sd.Dir)
 	}
 	mod := pkgs[len(pkgs)-1].Module.Path
-	var files []string
+	var files, imports []string
 	for _, p := range pkgs {
+		imports = append(imports, p.ImportPath)
 		if p.Module == nil || p.Module.Path != mod {
 			continue
 		}
@@ -188,7 +196,7 @@ func linkedSources(ctx context.Context, sd ServerDir) (string, []string, error) 
 			files = append(files, filepath.Join(p.Dir, f))
 		}
 	}
-	return mod, files, nil
+	return mod, files, imports, nil
 }
 
 var envShaped = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)

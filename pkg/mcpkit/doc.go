@@ -62,5 +62,9 @@
 // for input: on a legacy session they send a server-to-client request and wait; on
 // 2026-07-28 they make the handler return [ErrInputRequired], mcpkit answers
 // input_required with a signed requestState, and runs the handler again with the
-// answers when the client retries.
+// answers when the client retries. Each requestState is good for one retry (a
+// ReplayGuard remembers the used ones), so a finished round sent again is refused.
+// Request.Confirm is the one way the servers here ask the user to confirm a write: it
+// handles every answer, a client without elicitation and ServerOptions.NoConfirm the
+// same way everywhere, and binds the answer to what was shown.
 package mcpkit

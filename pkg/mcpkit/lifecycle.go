@@ -25,18 +25,17 @@ import (
 // ends when the client cancels the request or the session ends; end(m) must follow
 // once the request is answered.
 func (s *session) begin(ctx context.Context, m *message) (context.Context, *Error) {
-	key := m.ID.String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.inflight[key]; dup {
-		return nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", key)
+	if _, dup := s.inflight[string(m.ID.raw)]; dup {
+		return nil, Errorf(CodeInvalidRequest, "request id %s is already in use by a request in flight: use a new id", m.ID)
 	}
 	listen := m.Method == "subscriptions/listen"
 	if listen && s.maxListens > 0 && s.listens >= s.maxListens {
 		return nil, Errorf(CodeInvalidRequest, "too many open subscriptions/listen streams on this connection (limit %d)", s.maxListens)
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
-	s.inflight[key] = cancel
+	s.inflight[m.ID.String()] = cancel
 	if listen {
 		s.listens++
 	}
@@ -45,10 +44,9 @@ func (s *session) begin(ctx context.Context, m *message) (context.Context, *Erro
 
 // end takes request m, answered, out of flight and releases its context.
 func (s *session) end(m *message) {
-	key := m.ID.String()
 	s.mu.Lock()
-	cancel := s.inflight[key]
-	delete(s.inflight, key)
+	cancel := s.inflight[string(m.ID.raw)] // indexing with the conversion copies nothing
+	delete(s.inflight, string(m.ID.raw))
 	if m.Method == "subscriptions/listen" {
 		s.listens--
 	}

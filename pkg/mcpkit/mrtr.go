@@ -1,7 +1,9 @@
 package mcpkit
 
 import (
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -23,6 +25,15 @@ type requestState struct {
 	Inputs  map[string]json.RawMessage `json:"i,omitempty"`  // answers from earlier rounds
 	App     []byte                     `json:"d,omitempty"`  // handler state (SetState)
 	Asked   []string                   `json:"q,omitempty"`  // keys the server asked for in this round
+	Nonce   string                     `json:"n"`            // random, once per state: the ReplayGuard's key
+	Bound   map[string]string          `json:"b,omitempty"`  // per confirmation key, what it was bound to (Confirm)
+}
+
+// newNonce returns 16 random bytes, base64url.
+func newNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // argsDigest binds a state to the arguments it was issued for. The arguments are
@@ -78,12 +89,29 @@ func (s *Server) verify(token string, req *Request, target string, args json.Raw
 	if st.Method != req.Method || st.Target != target || st.Args != argsDigest(args) || st.Subject != req.Subject || st.Issuer != req.Issuer {
 		return nil, bad("it was issued for a different request")
 	}
+	if st.Nonce == "" {
+		return nil, bad("it carries no nonce (it was issued by an older version of this server)")
+	}
 	return &st, nil
+}
+
+// use records a verified state as used, before its handler runs: a state answers one
+// retry, so a finished confirmation sent again cannot repeat what it confirmed.
+func (s *Server) use(ctx context.Context, st *requestState) error {
+	fresh, err := s.replay.Use(ctx, st.Nonce, time.Unix(st.Expires+1, 0))
+	if err != nil {
+		return &Error{Code: CodeInternalError, Message: "cannot tell whether this requestState was used before, so it is refused: " + err.Error()}
+	}
+	if !fresh {
+		return InvalidParams("invalid requestState: it was already used, and a round of a multi-round-trip request is answered once so that a confirmed action is never repeated; " +
+			"send the original request again without requestState and inputResponses to be asked again")
+	}
+	return nil
 }
 
 // resume loads the answers of earlier rounds (from a verified requestState) and this
 // round (inputResponses) into the request before the handler runs again.
-func (s *Server) resume(req *Request, p callParams, args json.RawMessage) error {
+func (s *Server) resume(ctx context.Context, req *Request, p callParams, args json.RawMessage) error {
 	if !req.Modern() {
 		return nil
 	}
@@ -102,6 +130,10 @@ func (s *Server) resume(req *Request, p callParams, args json.RawMessage) error 
 	if err != nil {
 		return err
 	}
+	if err := s.use(ctx, st); err != nil {
+		return err
+	}
+	req.bound = st.Bound
 	for k, v := range st.Inputs {
 		req.remember(k, v)
 	}
@@ -127,9 +159,21 @@ func (s *Server) inputRequired(req *Request) (*inputRequiredResult, *Error) {
 	}
 	req.mu.Lock()
 	st := &requestState{Method: req.Method, Target: target, Args: argsDigest(args), Subject: req.Subject, Issuer: req.Issuer,
-		Expires: time.Now().Add(s.opts.StateTTL).Unix(), Inputs: req.inputs, App: req.newState}
+		Expires: time.Now().Add(s.opts.StateTTL).Unix(), Inputs: req.inputs, App: req.newState, Nonce: newNonce()}
 	if st.App == nil {
 		st.App = req.appState
+	}
+	for k, v := range req.bound {
+		if st.Bound == nil {
+			st.Bound = map[string]string{}
+		}
+		st.Bound[k] = v
+	}
+	for k, v := range req.newBound {
+		if st.Bound == nil {
+			st.Bound = map[string]string{}
+		}
+		st.Bound[k] = v
 	}
 	asked := req.asked
 	for k := range asked {

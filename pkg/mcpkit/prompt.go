@@ -84,7 +84,7 @@ func (s *Server) getPrompt(ctx context.Context, req *Request) (any, error) {
 			return nil, InvalidParams("prompt %q needs argument %q", p.Name, a.Name)
 		}
 	}
-	if err := s.resume(req, p.callParams, nil); err != nil {
+	if err := s.resume(ctx, req, p.callParams, nil); err != nil {
 		return nil, err
 	}
 	if p.Arguments == nil {

@@ -54,6 +54,10 @@ type Request struct {
 	asked    map[string]InputRequest
 	appState []byte
 	newState []byte
+	// What each confirmation was bound to when it was asked (from the state), and
+	// the bindings of the confirmations asked in this round (Confirm).
+	bound    map[string]string
+	newBound map[string]string
 
 	// spec is the method's entry in the method table, found once by prepare.
 	spec methodSpec

@@ -206,7 +206,7 @@ func (s *Server) readResource(ctx context.Context, req *Request) (any, error) {
 	if h == nil {
 		return nil, ResourceNotFound(p.URI)
 	}
-	if err := s.resume(req, p, nil); err != nil {
+	if err := s.resume(ctx, req, p, nil); err != nil {
 		return nil, err
 	}
 	res, err := h(ctx, req, p.URI, vars)

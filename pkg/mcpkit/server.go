@@ -23,6 +23,12 @@ type ServerOptions struct {
 	// ReadOnly makes AddTool skip every tool whose annotations do not say ReadOnlyHint,
 	// so a read-only server does not expose write tools at all.
 	ReadOnly bool
+	// WriteScope, when set, is added to the Scopes of every tool registered whose
+	// annotations do not say ReadOnlyHint (the tools ReadOnly leaves out), by every
+	// registration path: over authorized HTTP a token then needs it for any tool that
+	// changes something, and Protected Resource Metadata lists it. The servers here set
+	// it to their [WriteScope] ("files:write"), so no write tool can be added without it.
+	WriteScope string
 	// SchemaCompiler validates the arguments of tools whose input schema uses JSON
 	// Schema keywords beyond those mcpkit checks itself (see internal/argschema): $ref,
 	// if/then/else, patternProperties and the like. schemafull.Compile is a complete
@@ -33,6 +39,15 @@ type ServerOptions struct {
 	StateKey []byte
 	// StateTTL bounds how long a requestState stays valid (default 10 minutes).
 	StateTTL time.Duration
+	// ReplayGuard remembers the requestStates already used, so each is good for one
+	// retry and a finished confirmation sent again repeats nothing. nil: an in-memory
+	// guard of this process (NewReplayGuard). Instances behind one load balancer can
+	// share one to refuse a replay sent to another instance as well.
+	ReplayGuard ReplayGuard
+	// NoConfirm makes Request.Confirm return nil without asking the user: for
+	// unattended agents whose host already confirms each call. The servers of this
+	// repository set it from their --no-confirm flag.
+	NoConfirm bool
 	// PageSize is the number of items per page of list results (default 100).
 	PageSize int
 	// ListTTL is the ttlMs hint on list results and server/discover (default 60 s; a
@@ -77,6 +92,7 @@ type Server struct {
 	observers      []Observer
 
 	hub      *hub
+	replay   ReplayGuard
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
 	// SetStateKey); otherwise serve.Serve may take one from the environment.
@@ -110,6 +126,10 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrent <= 0 {
 		s.opts.MaxConcurrent = 64
+	}
+	s.replay = s.opts.ReplayGuard
+	if s.replay == nil {
+		s.replay = NewReplayGuard(0)
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // Tool describes a tool. [AddTool] fills InputSchema and OutputSchema from the handler's
@@ -23,7 +24,8 @@ type Tool struct {
 	// besides the scopes every request needs: a call without one of them is refused
 	// with 403 insufficient_scope naming them, and Protected Resource Metadata lists
 	// them in scopes_supported. Every tool that changes something carries its
-	// server's write scope ([WriteScope]).
+	// server's write scope ([WriteScope]), which [ServerOptions].WriteScope adds to
+	// every tool not marked read-only.
 	Scopes []string `json:"-"`
 }
 
@@ -118,9 +120,13 @@ func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
 }
 
 func (s *Server) addTool(tool Tool, h RawToolHandler) {
-	if s.opts.ReadOnly && (tool.Annotations == nil || !tool.Annotations.ReadOnlyHint) {
+	readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+	if s.opts.ReadOnly && !readOnly {
 		s.logger.Debug("read-only server: not registering tool", "tool", tool.Name)
 		return
+	}
+	if w := s.opts.WriteScope; w != "" && !readOnly && !slices.Contains(tool.Scopes, w) {
+		tool.Scopes = append(slices.Clip(tool.Scopes), w) // the caller's slice stays as it was
 	}
 	rt := &registeredTool{tool: tool, handler: h}
 	var err error
@@ -208,7 +214,7 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if args[0] != '{' {
 		return nil, InvalidParams(`tools/call "arguments" must be an object`)
 	}
-	if err := s.resume(req, p, args); err != nil {
+	if err := s.resume(ctx, req, p, args); err != nil {
 		return nil, err
 	}
 	if msg := rt.validate(args); msg != "" {

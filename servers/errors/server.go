@@ -30,6 +30,12 @@ type Config struct {
 	Now func() time.Time
 }
 
+// writeScope is the scope a tool of this server that changed something would need
+// over authorized HTTP (errors:write). There is none: the server is ReadOnly, so no
+// token needs it and Protected Resource Metadata does not list it; it is set so that
+// a write tool added one day cannot be reached without it.
+var writeScope = mcpkit.WriteScope("errors")
+
 // New builds the MCP server over backend: six read-only tools, one resource per issue
 // (errors://issues/{issueId}, the most recent issues listed) and the triage_issue
 // prompt. Nothing this server exposes writes: the server is created ReadOnly, so no
@@ -43,6 +49,7 @@ func New(cfg Config, backend Backend) *mcpkit.Server {
 		Instructions: instructions(cfg, backend),
 		Logger:       logger,
 		ReadOnly:     true,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 	})
 	_, remote := backend.(*SentryBackend)

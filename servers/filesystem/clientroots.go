@@ -66,3 +66,12 @@ func withRoots[In, Out any](a *access, op func(*Roots, context.Context, In) (Out
 		return op(rs, ctx, in)
 	}
 }
+
+// withConfirm is withRoots for a write that confirms what it destroys: op gets
+// req.Confirm (the one confirmation of every server here) as its confirmFunc.
+func withConfirm[In, Out any](a *access, op func(*Roots, context.Context, In, confirmFunc) (Out, error)) mcpkit.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcpkit.Request, in In) (Out, error) {
+		confirm := func(message string, bind ...string) error { return req.Confirm(ctx, "confirm", message, bind...) }
+		return withRoots(a, func(rs *Roots, ctx context.Context, in In) (Out, error) { return op(rs, ctx, in, confirm) })(ctx, req, in)
+	}
+}

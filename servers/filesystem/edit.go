@@ -48,7 +48,15 @@ type EditFileOutput struct {
 // for files that are not valid UTF-8), its CRLF line breaks (edits written with LF
 // match and are written back as CRLF) and its permissions; it writes atomically and
 // never through a symbolic link, and gives up if the file changes meanwhile.
+// EditFile itself asks nothing; the edit_file tool confirms the diff first.
 func (rs *Roots) EditFile(ctx context.Context, in EditFileInput) (EditFileOutput, error) {
+	return rs.editFile(ctx, in, nil)
+}
+
+// editFile is EditFile with the confirmation of a change (not of a dry run): the user
+// is shown the diff, and the edit is bound to the version of the file it was made
+// from (a file changed since is not written).
+func (rs *Roots) editFile(ctx context.Context, in EditFileInput, confirm confirmFunc) (EditFileOutput, error) {
 	if len(in.Edits) == 0 {
 		return EditFileOutput{}, errors.New("edits is empty: give at least one {oldText, newText}")
 	}
@@ -75,8 +83,8 @@ func (rs *Roots) EditFile(ctx context.Context, in EditFileInput) (EditFileOutput
 		return EditFileOutput{}, fmt.Errorf("%s: %w; nothing was changed", display, err)
 	}
 	out := EditFileOutput{Path: display, Replacements: count, DryRun: in.DryRun, Encoding: sn.enc.String(), LineEnding: ending}
-	diff := unifiedDiff(display, toLF(text), toLF(newText))
-	diff, cut := mcpkit.CleanText(diff, maxDiffBytes)
+	rawDiff := unifiedDiff(display, toLF(text), toLF(newText))
+	diff, cut := mcpkit.CleanText(rawDiff, maxDiffBytes)
 	out.Diff = diff
 	if cut {
 		what := "the edit was applied in full"
@@ -87,6 +95,12 @@ func (rs *Roots) EditFile(ctx context.Context, in EditFileInput) (EditFileOutput
 	}
 	if in.DryRun || newText == text {
 		return out, nil
+	}
+	if confirm != nil {
+		msg := fmt.Sprintf("Edit %s (%s) as this diff shows?\n\n%s", display, replacements(count), confirmDiff(rawDiff))
+		if err := confirm(msg, contentVersion(st, data)); err != nil {
+			return EditFileOutput{}, err
+		}
 	}
 	if err := atomicWrite(root.os, rel, encoded, st.Mode().Perm(), true, st); err != nil {
 		return EditFileOutput{}, rs.explain(display, err)

@@ -41,7 +41,8 @@ func TestGoSDKEditKeepsBytes(t *testing.T) {
 					files[c.file] = c.before
 				}
 				writeTree(t, dir, files)
-				cs := realclient.GoSDK(t, clientTarget(t, transport, dir), rev)
+				var asked []string // the user accepts each edit's confirmation
+				cs := realclient.GoSDKConnect(t, confirmingClient("accept", &asked), clientTarget(t, transport, dir, false), rev)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
 				for _, c := range cases {
@@ -82,7 +83,7 @@ func TestGoSDKClientRootsNarrow(t *testing.T) {
 			dir := toolFixture(t)
 			client := mcp.NewClient(&mcp.Implementation{Name: "fs-roots-test", Version: "1.0.0"}, nil)
 			client.AddRoots(&mcp.Root{URI: pathURI(filepath.Join(dir, "sub")), Name: "sub"})
-			cs := realclient.GoSDKConnect(t, client, clientTarget(t, transport, dir), "2025-11-25")
+			cs := realclient.GoSDKConnect(t, client, clientTarget(t, transport, dir, false), "2025-11-25")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			call := func(tool string, args map[string]any) (*mcp.CallToolResult, string) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,20 +35,40 @@ func serverBinary(t testing.TB) string {
 
 // clientTarget serves dir with writes allowed: "stdio" runs the binary (every setting
 // explicit, so the developer's own MCP_* variables do not leak in), "http" serves New
-// on an httptest server.
-func clientTarget(t *testing.T, transport, dir string) realclient.Target {
+// on an httptest server. With noConfirm the server runs with --no-confirm, as for a
+// host that confirms each call itself (the Inspector CLI cannot answer elicitation).
+func clientTarget(t *testing.T, transport, dir string, noConfirm bool) realclient.Target {
 	t.Helper()
 	switch transport {
 	case "stdio":
+		args := []string{serverBinary(t), "--allow-writes", dir}
+		if noConfirm {
+			args = append(args, "--no-confirm")
+		}
 		return realclient.Target{
-			Command: []string{serverBinary(t), "--allow-writes", dir},
-			Env:     []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_FS_WATCH=", "MCP_AUDIT=false"},
+			Command: args,
+			Env:     []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_FS_WATCH=", "MCP_FS_NO_CONFIRM=", "MCP_AUDIT=false"},
 		}
 	case "http":
-		return realclient.HTTPTarget(t, newServerOn(t, Config{AllowWrites: true}, dir).HTTPHandler(nil))
+		return realclient.HTTPTarget(t, newServerOn(t, Config{AllowWrites: true, NoConfirm: noConfirm}, dir).HTTPHandler(nil))
 	}
 	t.Fatalf("unknown transport %q", transport)
 	return realclient.Target{}
+}
+
+// confirmingClient is a Go SDK client whose user answers every confirmation with
+// action (confirm checked), recording the first line of each question in asked.
+func confirmingClient(action string, asked *[]string) *mcp.Client {
+	var mu sync.Mutex
+	return mcp.NewClient(&mcp.Implementation{Name: "fs-confirm-test", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			line, _, _ := strings.Cut(req.Params.Message, "\n")
+			mu.Lock()
+			*asked = append(*asked, line)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: action, Content: map[string]any{"confirm": true}}, nil
+		},
+	})
 }
 
 // clientCall is one tool call every real client makes, with what its text must hold
@@ -132,13 +153,16 @@ func allToolNames() []string { return append(append([]string(nil), readTools...)
 
 // TestGoSDKClientEveryTool: the Go SDK client (v1.8.0) lists the tools with their
 // annotations and calls every one, over stdio and HTTP, at 2026-07-28 and 2025-11-25.
+// Its user accepts every confirmation, and only edit_file asks one: the other writes
+// here create or rename without destroying anything.
 func TestGoSDKClientEveryTool(t *testing.T) {
 	for _, transport := range transports {
 		for _, rev := range revisions {
 			t.Run(transport+"/"+rev, func(t *testing.T) {
 				t.Parallel()
 				dir := toolFixture(t)
-				cs := realclient.GoSDK(t, clientTarget(t, transport, dir), rev)
+				var asked []string
+				cs := realclient.GoSDKConnect(t, confirmingClient("accept", &asked), clientTarget(t, transport, dir, false), rev)
 				realclient.CheckGoSDKTools(t, cs, allToolNames(), readTools)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
@@ -162,7 +186,70 @@ func TestGoSDKClientEveryTool(t *testing.T) {
 						call.disk(t, dir)
 					}
 				}
+				if want := []string{"Edit " + filepath.Join(dir, "hello.txt") + " (1 replacement) as this diff shows?"}; !cmp.Equal(want, asked) {
+					t.Errorf("confirmations asked %q; want %q", asked, want)
+				}
 			})
+		}
+	}
+}
+
+// TestGoSDKClientConfirmsDestructiveWrites (issue 13, items 2 and 3): with the Go SDK
+// client over stdio and HTTP at both revisions, write_file over an existing file,
+// edit_file and move_file onto an existing file each ask the user once; declined,
+// nothing changes on disk; accepted, the write happens once.
+func TestGoSDKClientConfirmsDestructiveWrites(t *testing.T) {
+	calls := []struct {
+		tool string
+		args map[string]any
+		ask  func(dir string) string
+		rel  string // file that changes
+		want string // its content when accepted
+	}{
+		{"write_file", map[string]any{"path": "hello.txt", "content": "new\n"},
+			func(dir string) string {
+				return "Replace the whole file " + filepath.Join(dir, "hello.txt") + " with 4 bytes of new content? Its old content is lost."
+			}, "hello.txt", "new\n"},
+		{"edit_file", map[string]any{"path": "sub/note.md", "edits": []map[string]string{{"oldText": "needle", "newText": "pin"}}},
+			func(dir string) string {
+				return "Edit " + filepath.Join(dir, "sub", "note.md") + " (1 replacement) as this diff shows?"
+			}, "sub/note.md", "# Note\nthe pin is here\n"},
+		{"move_file", map[string]any{"source": "data.bin", "destination": "img.png", "overwrite": true},
+			func(dir string) string {
+				return "Move " + filepath.Join(dir, "data.bin") + " to " + filepath.Join(dir, "img.png") + ", replacing the file that is there? Its content is lost."
+			}, "img.png", "\x00\x01\x02binary\x00"},
+	}
+	for _, transport := range transports {
+		for _, rev := range revisions {
+			for _, action := range []string{"decline", "accept"} {
+				t.Run(transport+"/"+rev+"/"+action, func(t *testing.T) {
+					t.Parallel()
+					dir := toolFixture(t)
+					var asked []string
+					cs := realclient.GoSDKConnect(t, confirmingClient(action, &asked), clientTarget(t, transport, dir, false), rev)
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					var want []string
+					for _, call := range calls {
+						before := readFile(t, filepath.Join(dir, call.rel))
+						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+						if err != nil {
+							t.Fatalf("%s: %v", call.tool, err)
+						}
+						want = append(want, call.ask(dir))
+						got := readFile(t, filepath.Join(dir, call.rel))
+						switch {
+						case action == "decline" && (!res.IsError || realclient.GoSDKText(res) != "nothing was changed: the user declined" || got != before):
+							t.Errorf("%s declined: isError %v %q; %s is %q", call.tool, res.IsError, realclient.GoSDKText(res), call.rel, got)
+						case action == "accept" && (res.IsError || got != call.want):
+							t.Errorf("%s accepted: isError %v %q; %s is %q, want %q", call.tool, res.IsError, realclient.GoSDKText(res), call.rel, got, call.want)
+						}
+					}
+					if d := cmp.Diff(want, asked); d != "" {
+						t.Errorf("confirmations asked (-want +got):\n%s", d)
+					}
+				})
+			}
 		}
 	}
 }
@@ -180,7 +267,7 @@ func TestInspectorCLIEveryTool(t *testing.T) {
 		for _, era := range inspectorEras {
 			t.Run("tools_list/"+transport+"/"+era, func(t *testing.T) {
 				t.Parallel()
-				got := realclient.InspectorToolNames(t, clientTarget(t, transport, toolFixture(t)), era)
+				got := realclient.InspectorToolNames(t, clientTarget(t, transport, toolFixture(t), true), era)
 				if d := cmp.Diff(allToolNames(), got); d != "" {
 					t.Errorf("tools (-want +got):\n%s", d)
 				}
@@ -201,7 +288,7 @@ func TestInspectorCLIEveryTool(t *testing.T) {
 				t.Parallel()
 				dir := toolFixture(t)
 				args, _ := json.Marshal(call.args(dir))
-				raw := realclient.Inspector(t, clientTarget(t, transport, dir), era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args))
+				raw := realclient.Inspector(t, clientTarget(t, transport, dir, true), era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(args))
 				res := realclient.DecodeInspectorResult(t, raw)
 				if len(res.Content) == 0 || res.Content[0].Type != "text" {
 					t.Fatalf("content = %+v; want a text block first", res.Content)

@@ -11,6 +11,10 @@ type Config struct {
 	// AllowWrites registers write_file, edit_file, create_directory and move_file.
 	// Without it the server is read-only: those tools do not exist at all.
 	AllowWrites bool
+	// NoConfirm writes without asking the user (--no-confirm): for unattended agents
+	// whose host already confirms each call. Without it, write_file over an existing
+	// file, edit_file and move_file onto an existing file ask first (confirm.go).
+	NoConfirm bool
 	// Logger receives the server's own logs (stderr in the binary); nil uses the
 	// mcpkit default.
 	Logger *slog.Logger
@@ -33,9 +37,11 @@ func New(cfg Config, roots *Roots) *mcpkit.Server {
 		Instructions: instructions,
 		Logger:       cfg.Logger,
 		ReadOnly:     !cfg.AllowWrites,
+		NoConfirm:    cfg.NoConfirm,
+		WriteScope:   writeScope,
 	})
 	a := &access{roots: roots}
-	s.AddTools(tools(a)...)
+	s.AddTools(tools(a, !cfg.NoConfirm)...)
 	addResources(s, a)
 	return s
 }

@@ -159,7 +159,9 @@ func TestEveryToolBothRevisions(t *testing.T) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			dir := toolFixture(t)
-			c := mcpkittest.Connect(t, newServerOn(t, Config{AllowWrites: true}, dir), rev, nil)
+			// The confirmation of destructive writes has its own tests (confirm_test.go):
+			// here the server runs as for a host that confirms each call itself.
+			c := mcpkittest.Connect(t, newServerOn(t, Config{AllowWrites: true, NoConfirm: true}, dir), rev, nil)
 
 			dirs := structured[ListAllowedDirectoriesOutput](t, "list_allowed_directories", c.CallTool("list_allowed_directories", map[string]any{}))
 			if d := cmp.Diff(ListAllowedDirectoriesOutput{Directories: []string{dir}}, dirs); d != "" {

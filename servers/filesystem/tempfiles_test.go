@@ -341,7 +341,9 @@ func TestKilledServerTempFilesHiddenAndRemoved(t *testing.T) {
 	content := strings.Repeat("0123456789abcdef", 3<<16) // 3 MiB
 	var left []string
 	for attempt := 0; attempt < 20 && len(left) < 2; attempt++ {
-		s, err := startStdio([]string{bin, "--allow-writes", "--watch=false", dir})
+		// --no-confirm: replacing big.txt would ask the user first, and this client,
+		// like an unattended agent's host, answers no elicitation.
+		s, err := startStdio([]string{bin, "--allow-writes", "--no-confirm", "--watch=false", dir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,12 +21,25 @@ type ListAllowedDirectoriesOutput struct {
 	NarrowedByClientRoots bool     `json:"narrowedByClientRoots,omitempty" jsonschema_description:"True when the client's roots narrowed the server's directories for this session"`
 }
 
+// writeScope is the OAuth scope every tool that changes files needs over authorized
+// HTTP (files:write): New's server adds it to each tool of the table not marked
+// read-only, so a token with only the deployment's --auth-scopes reads but never
+// writes.
+var writeScope = mcpkit.WriteScope("files")
+
 const boundedNote = " Results are bounded: when truncated is true the result was cut and hint says how to get the rest."
 
 // tools is the server's tool table in tools/list order: the read tools, then the
 // tools that change files, which the ReadOnly server New builds without AllowWrites
-// leaves out (none of them is marked read-only).
-func tools(a *access) []mcpkit.ServerTool {
+// leaves out (none of them is marked read-only) and which need writeScope. confirm says whether the writes that
+// destroy something ask the user first (not with --no-confirm); see confirm.go.
+func tools(a *access, confirm bool) []mcpkit.ServerTool {
+	writeAsks, editAsks, moveAsks := "Replacing an existing file asks the user to confirm first, showing its size and first lines; creating a new file does not. To change part of an existing file use edit_file instead.",
+		" The user confirms the diff before the file is written.",
+		" Replacing an existing file asks the user to confirm first."
+	if !confirm {
+		writeAsks, editAsks, moveAsks = "It overwrites without asking: to change part of an existing file use edit_file instead.", "", ""
+	}
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "list_allowed_directories",
@@ -119,9 +132,9 @@ func tools(a *access) []mcpkit.ServerTool {
 			Title: "Write a file",
 			Description: "Create a file, or replace a file's whole content, with UTF-8 text. " +
 				"The write is atomic (a temporary file renamed into place), keeps an existing file's permissions and never goes through a symbolic link; the parent directory must exist (create it with create_directory). " +
-				"It overwrites without asking: to change part of an existing file use edit_file instead.",
+				writeAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true, IdempotentHint: true},
-		}, withRoots(a, (*Roots).WriteFile)),
+		}, withConfirm(a, (*Roots).writeFile)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "edit_file",
@@ -129,10 +142,10 @@ func tools(a *access) []mcpkit.ServerTool {
 			Description: "Change an existing text file by exact replacements (oldText to newText), applied in order and all or nothing, and return a unified diff. " +
 				"Each oldText must match exactly, whitespace and indentation included, and occur once; set replaceAll to replace every occurrence. " +
 				"The file's encoding (UTF-8 with or without BOM, UTF-16, Latin-1), its CRLF line breaks and permissions are kept. " +
-				"Set dryRun to preview the diff without writing. Use write_file to replace a whole file." +
+				"Set dryRun to preview the diff without writing. Use write_file to replace a whole file." + editAsks +
 				" The diff is bounded: when truncated is true it was cut.",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
-		}, withRoots(a, (*Roots).EditFile)),
+		}, withConfirm(a, (*Roots).editFile)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "create_directory",
@@ -146,9 +159,9 @@ func tools(a *access) []mcpkit.ServerTool {
 			Name:  "move_file",
 			Title: "Move or rename",
 			Description: "Move or rename a file or directory within one allowed directory; if destination is an existing directory the source moves into it under its own name. " +
-				"An existing destination file is an error unless overwrite is true. Moves between two different allowed directories are refused; a symbolic link is moved as a link.",
+				"An existing destination file is an error unless overwrite is true." + moveAsks + " Moves between two different allowed directories are refused; a symbolic link is moved as a link.",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
-		}, withRoots(a, (*Roots).MoveFile)),
+		}, withConfirm(a, (*Roots).moveFile)),
 	}
 }
 

@@ -27,7 +27,15 @@ type WriteFileOutput struct {
 // file and a crash leaves the old content. It refuses to write through a symbolic link,
 // and because rename replaces the directory entry, a hard link to a file elsewhere is
 // detached rather than written through. An existing file keeps its permissions.
+// WriteFile itself asks nothing; the write_file tool confirms a replacement first.
 func (rs *Roots) WriteFile(ctx context.Context, in WriteFileInput) (WriteFileOutput, error) {
+	return rs.writeFile(ctx, in, nil)
+}
+
+// writeFile is WriteFile with the confirmation of a replacement: the user is shown
+// the file's size and first lines and the start of the new content, and the write
+// is bound to the version they saw (a file changed since is not replaced).
+func (rs *Roots) writeFile(ctx context.Context, in WriteFileInput, confirm confirmFunc) (WriteFileOutput, error) {
 	root, rel, display, err := rs.resolveDisplay(in.Path)
 	if err != nil {
 		return WriteFileOutput{}, err
@@ -39,6 +47,7 @@ func (rs *Roots) WriteFile(ctx context.Context, in WriteFileInput) (WriteFileOut
 		return WriteFileOutput{}, err
 	}
 	perm, keep, created := fs.FileMode(0o666), false, false
+	var expect fs.FileInfo
 	st, err := root.os.Lstat(rel)
 	switch {
 	case err == nil:
@@ -46,6 +55,18 @@ func (rs *Roots) WriteFile(ctx context.Context, in WriteFileInput) (WriteFileOut
 			return WriteFileOutput{}, err
 		}
 		perm, keep = st.Mode().Perm(), true
+		if confirm != nil {
+			version, err := fileVersion(root.os, rel, st)
+			if err != nil {
+				return WriteFileOutput{}, rs.explain(display, err)
+			}
+			msg := fmt.Sprintf("Replace the whole file %s with %d bytes of new content? Its old content is lost.\n\nThe file now has %s\n\n%s",
+				display, len(in.Content), describeExisting(root.os, rel, st), newContentHead(in.Content))
+			if err := confirm(msg, version); err != nil {
+				return WriteFileOutput{}, err
+			}
+			expect = st
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		created = true
 		if err := rs.checkParentDir(root, rel, display); err != nil {
@@ -54,7 +75,7 @@ func (rs *Roots) WriteFile(ctx context.Context, in WriteFileInput) (WriteFileOut
 	default:
 		return WriteFileOutput{}, rs.explain(display, err)
 	}
-	if err := atomicWrite(root.os, rel, []byte(in.Content), perm, keep, nil); err != nil {
+	if err := atomicWrite(root.os, rel, []byte(in.Content), perm, keep, expect); err != nil {
 		return WriteFileOutput{}, rs.explain(display, err)
 	}
 	return WriteFileOutput{Path: display, BytesWritten: len(in.Content), Created: created}, nil
@@ -184,8 +205,16 @@ type MoveFileOutput struct {
 // existing destination unless overwrite is set; the check and the rename are two steps,
 // so a file created at the destination in between by another process can still be
 // replaced. A symbolic link is moved as a link. Moves between different allowed
-// directories are refused (a rename cannot cross two roots).
+// directories are refused (a rename cannot cross two roots). MoveFile itself asks
+// nothing; the move_file tool confirms replacing an existing destination first.
 func (rs *Roots) MoveFile(ctx context.Context, in MoveFileInput) (MoveFileOutput, error) {
+	return rs.moveFile(ctx, in, nil)
+}
+
+// moveFile is MoveFile with the confirmation of an overwrite: the user is shown the
+// file that will be replaced, and the move is bound to the versions of the source
+// and of that file they saw.
+func (rs *Roots) moveFile(ctx context.Context, in MoveFileInput, confirm confirmFunc) (MoveFileOutput, error) {
 	sroot, srel, sdisp, err := rs.resolveDisplay(in.Source)
 	if err != nil {
 		return MoveFileOutput{}, err
@@ -201,7 +230,8 @@ func (rs *Roots) MoveFile(ctx context.Context, in MoveFileInput) (MoveFileOutput
 	if srel == "." {
 		return MoveFileOutput{}, fmt.Errorf("%s is an allowed directory itself and cannot be moved", sdisp)
 	}
-	if _, err := root.os.Lstat(srel); err != nil {
+	src, err := root.os.Lstat(srel)
+	if err != nil {
 		return MoveFileOutput{}, rs.explain(sdisp, err)
 	}
 	if dst, err := root.os.Lstat(drel); err == nil && dst.IsDir() {
@@ -228,6 +258,21 @@ func (rs *Roots) MoveFile(ctx context.Context, in MoveFileInput) (MoveFileOutput
 			return MoveFileOutput{}, fmt.Errorf("%s is a directory; overwrite replaces files only", ddisp)
 		}
 		replaced = true
+		if confirm != nil {
+			sv, err := fileVersion(root.os, srel, src)
+			if err != nil {
+				return MoveFileOutput{}, rs.explain(sdisp, err)
+			}
+			dv, err := fileVersion(root.os, drel, dst)
+			if err != nil {
+				return MoveFileOutput{}, rs.explain(ddisp, err)
+			}
+			msg := fmt.Sprintf("Move %s to %s, replacing the file that is there? Its content is lost.\n\nThe file replaced has %s",
+				sdisp, ddisp, describeExisting(root.os, drel, dst))
+			if err := confirm(msg, sv, dv); err != nil {
+				return MoveFileOutput{}, err
+			}
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		if err := rs.checkParentDir(root, drel, ddisp); err != nil {
 			return MoveFileOutput{}, err

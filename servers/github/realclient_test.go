@@ -114,7 +114,7 @@ func TestGoSDKClientConfirmsWrite(t *testing.T) {
 				}
 				wantWrites, wantText := 1, `"number":11`
 				if action == "decline" {
-					wantWrites, wantText = 0, "nothing was written: the user declined"
+					wantWrites, wantText = 0, "nothing was changed: the user declined"
 				}
 				if res.IsError != (action == "decline") || !strings.Contains(text, wantText) {
 					t.Errorf("result isError=%v %q; want %q", res.IsError, text, wantText)

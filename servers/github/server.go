@@ -15,9 +15,12 @@ import (
 type Config struct {
 	// Selection is --toolsets / --tools (zero: every toolset).
 	Selection Selection
-	// AllowWrites registers the write tools of the selected toolsets. Each write still
-	// asks the user to confirm it through elicitation.
+	// AllowWrites registers the write tools of the selected toolsets. Each write asks
+	// the user to confirm it through elicitation (mcpkit's Request.Confirm).
 	AllowWrites bool
+	// NoConfirm writes without asking the user (--no-confirm): for unattended agents
+	// whose host already confirms each call.
+	NoConfirm bool
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// StateKey signs multi-round-trip request state (see mcpkit.ServerOptions);
@@ -38,9 +41,11 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		Instructions: instructions(backend),
 		Logger:       logger,
 		ReadOnly:     !cfg.AllowWrites,
+		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
+		NoConfirm:    cfg.NoConfirm,
 	})
-	for _, e := range catalog(backend) {
+	for _, e := range catalog(backend, !cfg.NoConfirm) {
 		if cfg.Selection.includes(e) {
 			s.AddTools(e.ServerTool)
 		}

@@ -103,9 +103,9 @@ func TestWriteConfirmationMRTR(t *testing.T) {
 				answer map[string]any
 				why    string
 			}{
-				{map[string]any{"action": "decline"}, "nothing was written: the user declined"},
-				{map[string]any{"action": "cancel"}, "nothing was written: the user dismissed the confirmation"},
-				{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "nothing was written: the user did not check confirm"},
+				{map[string]any{"action": "decline"}, "nothing was changed: the user declined"},
+				{map[string]any{"action": "cancel"}, "nothing was changed: the user dismissed the confirmation"},
+				{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "nothing was changed: the user did not check confirm"},
 			} {
 				before := f.writes()
 				res := retry(first().RequestState, no.answer)
@@ -118,12 +118,23 @@ func TestWriteConfirmationMRTR(t *testing.T) {
 			}
 
 			before := f.writes()
-			res := retry(first().RequestState, map[string]any{"action": "accept", "content": map[string]any{"confirm": true}})
+			accept := map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
+			state := first().RequestState
+			res := retry(state, accept)
 			if res.IsError || res.ResultType != "complete" || !strings.Contains(res.Text(), wc.result) {
 				t.Fatalf("accepted: resultType %q isError %v text %s; want it to contain %s", res.ResultType, res.IsError, res.Text(), wc.result)
 			}
 			if n := f.writes() - before; n != 1 {
 				t.Errorf("accepted: %d write requests; want exactly 1", n)
+			}
+			// Issue 13, item 3: the finished confirmation sent again writes nothing.
+			r := c.Request("tools/call", map[string]any{"name": wc.tool, "arguments": args,
+				"inputResponses": map[string]any{"confirm": accept}, "requestState": state})
+			if r.Error == nil || !strings.Contains(r.Error.Message, "already used") {
+				t.Errorf("replayed confirmation: %s; want refused as already used", r.Raw)
+			}
+			if n := f.writes() - before; n != 1 {
+				t.Errorf("after a replayed confirmation: %d write requests; want exactly 1", n)
 			}
 			if d := cmp.Diff(wc.body, f.lastBody(t, wc.method, wc.path)); d != "" {
 				t.Errorf("%s %s body (-want +got):\n%s", wc.method, wc.path, d)
@@ -177,10 +188,30 @@ func TestWriteNeedsElicitation(t *testing.T) {
 	f := newFake(t)
 	c := mcpkittest.Connect(t, newServer(t, f, BackendConfig{}, Config{AllowWrites: true}), "2026-07-28", nil)
 	res := c.Request("tools/call", map[string]any{"name": "create_issue", "arguments": validArgs["create_issue"]})
-	if res.Error == nil || res.Error.Code != -32021 {
-		t.Errorf("create_issue from a client without elicitation: %s; want error -32021", res.Raw)
+	if res.Error == nil || res.Error.Code != -32021 || !strings.Contains(res.Error.Message, "nothing was changed") {
+		t.Errorf("create_issue from a client without elicitation: %s; want error -32021 saying nothing was changed", res.Raw)
 	}
 	if f.writes() != 0 {
 		t.Errorf("%d writes reached GitHub", f.writes())
+	}
+}
+
+// TestWriteNoConfirm: with NoConfirm (--no-confirm) a write runs at once, also for a
+// client without elicitation, and the descriptions say so.
+func TestWriteNoConfirm(t *testing.T) {
+	f := newFake(t)
+	c := mcpkittest.Connect(t, newServer(t, f, BackendConfig{}, Config{AllowWrites: true, NoConfirm: true}), "2026-07-28", nil)
+	res := c.CallTool("create_issue", validArgs["create_issue"])
+	if res.IsError || res.ResultType != "complete" || f.writes() != 1 {
+		t.Fatalf("create_issue with NoConfirm: %s %s, %d writes; want it written at once", res.ResultType, res.Text(), f.writes())
+	}
+	var list struct {
+		Tools []struct{ Name, Description string }
+	}
+	_ = json.Unmarshal(c.Call("tools/list", map[string]any{}), &list)
+	for _, tl := range list.Tools {
+		if strings.Contains(tl.Description, "The user confirms first") {
+			t.Errorf("%s's description with NoConfirm: %q", tl.Name, tl.Description)
+		}
 	}
 }

@@ -22,12 +22,19 @@ type toolEntry struct {
 
 func (e toolEntry) writes() bool { return !e.Tool.Annotations.ReadOnlyHint }
 
+// writeScope is the OAuth scope every tool that writes to GitHub needs over
+// authorized HTTP (github:write): New's server adds it to each tool not marked
+// read-only, so a token with only the deployment's --auth-scopes reads but never
+// writes. (GitHub's own permissions, those of GITHUB_TOKEN, apply besides.)
+var writeScope = mcpkit.WriteScope("github")
+
 // catalog is the server's tool table over backend b, every tool in tools/list order:
-// per toolset, reads first. Only New runs its handlers; ToolNames and Selection pass
-// a nil b, as they read the table's names and annotations alone.
-func catalog(b *Backend) []toolEntry {
+// per toolset, reads first; confirm says whether writes ask the user (not with
+// --no-confirm). Only New runs its handlers; ToolNames and Selection pass a nil b, as
+// they read the table's names and annotations alone.
+func catalog(b *Backend, confirm bool) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposTools(b), issuesTools(b), pullsTools(b), codeTools(b), actionsTools(b), writeTools(b)} {
+	for _, group := range [][]toolEntry{reposTools(b), issuesTools(b), pullsTools(b), codeTools(b), actionsTools(b), writeTools(b, confirm)} {
 		all = append(all, group...)
 	}
 	// Order by toolset, keeping each group's order, so a toolset's tools stay together.
@@ -40,7 +47,7 @@ func catalog(b *Backend) []toolEntry {
 // ToolNames returns every tool name, write tools included, in tools/list order.
 func ToolNames() []string {
 	var names []string
-	for _, e := range catalog(nil) {
+	for _, e := range catalog(nil, true) {
 		names = append(names, e.Tool.Name)
 	}
 	return names
@@ -92,7 +99,7 @@ func (sel Selection) Check(allowWrites bool) error {
 	if allowWrites {
 		return nil
 	}
-	for _, e := range catalog(nil) {
+	for _, e := range catalog(nil, true) {
 		if e.writes() && slices.Contains(sel.Tools, e.Tool.Name) {
 			return fmt.Errorf("--tools names %s, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1) to enable write tools", e.Tool.Name)
 		}

@@ -32,8 +32,9 @@ type collector struct {
 	bigRow    bool // a single row exceeded the byte cap (or the message size limit)
 	tag       string
 
-	checked  bool   // the session-state check ran
-	leftover string // session state the check found
+	checked    bool   // the session-state check ran
+	leftover   string // session state the check found
+	hypoLoaded bool   // the check found HypoPG loaded and callable in the session
 }
 
 func newCollector(db *DB, maxRows, maxBytes int) *collector {
@@ -62,8 +63,11 @@ func (c *collector) row(s step, values [][]byte) {
 	switch s {
 	case stepCheck:
 		c.checked = true
-		if len(values) == 2 {
+		if len(values) >= 2 {
 			c.leftover = string(values[1])
+		}
+		if len(values) >= 3 {
+			c.hypoLoaded = string(values[2]) == "t"
 		}
 		return
 	case stepExecute:

@@ -120,12 +120,21 @@ func testTerminated(t *testing.T, adminURL string, db *DB) {
 		}
 	}
 
-	// Catalog reads and the readiness probe take the same care.
-	dead = fillPool(t, db, 4)
-	terminate(t, adminURL, dead)
-	for i := range 6 {
-		if res := callTool(t, c, "list_schemas", map[string]any{}); res.IsError {
-			t.Errorf("list_schemas call %d after pg_terminate_backend failed: %s", i+1, res.Text())
+	// Catalog reads, the tuning tools and the readiness probe take the same care.
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_schemas", map[string]any{}},
+		{"health", map[string]any{"checks": []any{"constraints"}}},
+		{"suggest_indexes", map[string]any{"sql": "SELECT id FROM shop.orders WHERE status = 'paid'"}},
+	} {
+		dead = fillPool(t, db, 4)
+		terminate(t, adminURL, dead)
+		for i := range 6 {
+			if res := callTool(t, c, call.tool, call.args); res.IsError {
+				t.Errorf("%s call %d after pg_terminate_backend failed: %s", call.tool, i+1, res.Text())
+			}
 		}
 	}
 	dead = fillPool(t, db, 4)

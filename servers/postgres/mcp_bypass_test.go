@@ -12,11 +12,11 @@ import (
 )
 
 // TestBypassThroughQueryTool sends a sample of the bypass corpus (bypass_test.go runs
-// all of it against the DB layer) through the MCP query tool of a read-only server
-// connected as a superuser, on a one-connection pool: each attempt is an isError
-// result that says why, statements that change settings for the session leave
-// nothing behind for the next call, and afterwards no table, row, sequence or file
-// has changed.
+// all of it against the DB layer) through the MCP query tool, and then suggest_indexes,
+// of a read-only server (every tool registered) connected as a superuser, on a
+// one-connection pool: each attempt is an isError result that says why, statements
+// that change settings for the session leave nothing behind for the next call, and
+// afterwards no table, row, sequence or file has changed.
 func TestBypassThroughQueryTool(t *testing.T) {
 	t.Parallel()
 	_, db := shopDB(t, Options{MaxConns: 1})
@@ -28,7 +28,7 @@ func TestBypassThroughQueryTool(t *testing.T) {
 		notAQuery    = "this statement is not a query and was not run"
 		readOnly     = "this server is read-only"
 	)
-	for _, tc := range []struct{ sql, why string }{
+	corpus := []struct{ sql, why string }{
 		{"SELECT 1; COMMIT; DROP TABLE public.t", oneStatement},
 		{"BEGIN READ WRITE; DELETE FROM public.t; COMMIT", oneStatement},
 		{"SELECT 1 /* ; */; DROP TABLE public.t -- ", oneStatement},
@@ -43,10 +43,21 @@ func TestBypassThroughQueryTool(t *testing.T) {
 		{"WITH d AS (DELETE FROM public.t RETURNING *) SELECT * FROM d", readOnly},
 		{"SELECT * FROM public.t FOR UPDATE", readOnly},
 		{"SELECT nextval('shop.s')", readOnly},
-	} {
+	}
+	for _, tc := range corpus {
 		res := c.CallTool("query", map[string]any{"sql": tc.sql})
 		if !res.IsError || !strings.Contains(res.Text(), tc.why) {
 			t.Errorf("%q: isError=%v %q; want an error saying %q", tc.sql, res.IsError, res.Text(), tc.why)
+		}
+	}
+	// The same statements given to suggest_indexes, which takes SQL too: one statement,
+	// the same gate, and then only planned (EXPLAIN without ANALYZE) in the same kind of
+	// READ ONLY transaction. Writes are planned, never run: the checks below prove it.
+	for _, tc := range corpus {
+		res := c.CallTool("suggest_indexes", map[string]any{"sql": tc.sql})
+		want := map[string]string{oneStatement: oneStatement, notAQuery: "only a query or a data-modifying statement can be explained"}[tc.why]
+		if want != "" && (!res.IsError || !strings.Contains(res.Text(), want)) {
+			t.Errorf("suggest_indexes %q: isError=%v %q; want an error saying %q", tc.sql, res.IsError, res.Text(), want)
 		}
 	}
 

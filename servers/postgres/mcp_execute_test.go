@@ -64,9 +64,9 @@ func TestExecuteConfirmationMRTR(t *testing.T) {
 		answer map[string]any
 		why    string
 	}{
-		{map[string]any{"action": "decline"}, "the statement was not run: the user declined it"},
-		{map[string]any{"action": "cancel"}, "the statement was not run: the user dismissed the confirmation"},
-		{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "the statement was not run: the user did not check confirm"},
+		{map[string]any{"action": "decline"}, "nothing was changed: the user declined"},
+		{map[string]any{"action": "cancel"}, "nothing was changed: the user dismissed the confirmation"},
+		{map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}, "nothing was changed: the user did not check confirm"},
 	} {
 		res := retry(args, first(args, shown...), no.answer)
 		if !res.IsError || res.Text() != no.why {
@@ -77,12 +77,28 @@ func TestExecuteConfirmationMRTR(t *testing.T) {
 		}
 	}
 
-	res := retry(args, first(args, shown...), accept)
+	state := first(args, shown...)
+	res := retry(args, state, accept)
 	if out := structured(t, "accepted", res); out["command"] != "UPDATE 5" || out["rowsAffected"] != 5.0 {
 		t.Errorf("accepted: %s; want command UPDATE 5, rowsAffected 5", res.Text())
 	}
 	if n := changed(); n != 5 {
 		t.Errorf("accepted: %d rows changed; want 5", n)
+	}
+
+	// Issue 13, item 3: the finished confirmation sent again runs nothing.
+	ins := map[string]any{"sql": "UPDATE public.t SET v = v || '!' WHERE id = 2"}
+	insState := first(ins, "UPDATE public.t SET v = v || '!' WHERE id = 2")
+	if res := retry(ins, insState, accept); res.IsError {
+		t.Fatalf("insert accepted: %s", res.Text())
+	}
+	r := c.Request("tools/call", map[string]any{"name": "execute", "arguments": ins,
+		"inputResponses": map[string]any{"confirm": accept}, "requestState": insState})
+	if r.Error == nil || !strings.Contains(r.Error.Message, "already used") {
+		t.Errorf("the insert's confirmation replayed: %s; want refused as already used", r.Raw)
+	}
+	if n := rowCount(t, db, "SELECT count(*) FROM public.t WHERE id = 2 AND v = 'changed!'"); n != 1 {
+		t.Errorf("row 2 is not 'changed!' after a replayed confirmation (the update ran %s)", "more or less than once")
 	}
 
 	ddl := map[string]any{"sql": "CREATE TABLE public.made (x int)"}
@@ -107,9 +123,9 @@ func TestExecuteConfirmationMRTR(t *testing.T) {
 
 	// A client without elicitation cannot confirm, so nothing runs.
 	noElicit := mcpkittest.Connect(t, s, "2026-07-28", nil)
-	r := noElicit.Request("tools/call", map[string]any{"name": "execute", "arguments": map[string]any{"sql": "DELETE FROM public.t"}})
-	if r.Error == nil || r.Error.Code != -32021 {
-		t.Errorf("execute from a client without elicitation: %s; want error -32021", r.Raw)
+	r = noElicit.Request("tools/call", map[string]any{"name": "execute", "arguments": map[string]any{"sql": "DELETE FROM public.t"}})
+	if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(r.Error.Message, "nothing was changed") {
+		t.Errorf("execute from a client without elicitation: %s; want error -32021 saying nothing was changed", r.Raw)
 	}
 	if n := rowCount(t, db, "SELECT count(*) FROM public.t"); n != 5 {
 		t.Errorf("public.t has %d rows; want 5", n)
@@ -150,6 +166,31 @@ func TestExecuteConfirmationLegacy(t *testing.T) {
 		}
 		if len(asked) != 1 || asked[0] != "elicitation/create: DELETE FROM public.t WHERE id = $1" {
 			t.Errorf("%s: server requests %q; want one elicitation showing the statement", tc.action, asked)
+		}
+	}
+}
+
+// TestExecuteNoConfirm: with NoConfirm (--no-confirm) execute runs at once, also for a
+// client without elicitation, and its description says so.
+func TestExecuteNoConfirm(t *testing.T) {
+	t.Parallel()
+	_, db := shopDB(t, Options{})
+	s := newServer(db, Config{AllowWrites: true, NoConfirm: true})
+	c := mcpkittest.Connect(t, s, "2026-07-28", nil)
+	res := c.CallTool("execute", map[string]any{"sql": "DELETE FROM public.t WHERE id = 1"})
+	if res.IsError || res.ResultType != "complete" {
+		t.Fatalf("execute with NoConfirm: %s %s", res.ResultType, res.Text())
+	}
+	if n := rowCount(t, db, "SELECT count(*) FROM public.t WHERE id = 1"); n != 0 {
+		t.Errorf("row 1 still there")
+	}
+	var list struct {
+		Tools []struct{ Name, Description string }
+	}
+	_ = json.Unmarshal(c.Call("tools/list", map[string]any{}), &list)
+	for _, tl := range list.Tools {
+		if tl.Name == "execute" && !strings.Contains(tl.Description, "without asking the user") {
+			t.Errorf("execute's description with NoConfirm: %q", tl.Description)
 		}
 	}
 }

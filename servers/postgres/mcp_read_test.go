@@ -13,7 +13,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
-var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity"}
+var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "top_queries", "health", "suggest_indexes"}
 
 // readCase is one call of a read tool and what its structured result must hold.
 type readCase struct {
@@ -87,6 +87,28 @@ var readCases = []readCase{
 			_, l := out["waitingLocks"].([]any)
 			if !s || !l {
 				t.Errorf("got %s; want sessions and waitingLocks arrays", jsonAt(t, out))
+			}
+		}},
+	// The shop database has neither pg_stat_statements nor HypoPG (TestTuningWorkload
+	// covers both): the tools say so and still answer.
+	{"top_queries without pg_stat_statements", "top_queries", map[string]any{"orderBy": "mean_time", "limit": 5},
+		func(t *testing.T, out map[string]any) {
+			if m, _ := out["missing"].(string); !strings.Contains(m, "CREATE EXTENSION pg_stat_statements") || jsonAt(t, out["queries"]) != "[]" {
+				t.Errorf("got %s; want no queries and the setup", jsonAt(t, out))
+			}
+		}},
+	{"health", "health", map[string]any{"checks": []any{"indexes", "constraints"}},
+		func(t *testing.T, out map[string]any) {
+			if out["status"] != "ok" || len(out["checks"].([]any)) != 2 {
+				t.Errorf("got %s; want two checks, ok", jsonAt(t, out))
+			}
+		}},
+	{"suggest_indexes without HypoPG", "suggest_indexes", map[string]any{"sql": "SELECT id FROM shop.orders WHERE status = $1", "params": []any{"paid"}},
+		func(t *testing.T, out map[string]any) {
+			ix, _ := out["indexes"].([]any)
+			if out["measured"] != false || !strings.Contains(out["missing"].(string), "HypoPG") || len(ix) == 0 ||
+				ix[0].(map[string]any)["statement"] != "CREATE INDEX CONCURRENTLY ON shop.orders (status);" || ix[0].(map[string]any)["measured"] != false {
+				t.Errorf("got %s; want the unmeasured candidate shop.orders (status)", jsonAt(t, out))
 			}
 		}},
 }

@@ -26,6 +26,7 @@ const (
 	stepExecute               // Execute: the rows
 	stepEnd                   // ROLLBACK (or COMMIT for confirmed writes)
 	stepCheck                 // leftover session state check (before ROLLBACK; after it when the statement failed)
+	stepHypoReset             // hypopg_reset() on a connection that resets HypoPG in every call (hypopg.go)
 	stepSync                  // Sync: the server is ready again
 )
 

@@ -59,8 +59,18 @@ func setupSQL(dateStyle, byteaOutput string, extraFloatDigits int) string {
 // survive a rollback (the gate stops PREPARE itself; this catches one made through a
 // function's dynamic SQL). Holdable cursors, LISTEN and settings need no check: a
 // rollback drops or undoes them (the bypass corpus verifies all of these).
+//
+// The third column says whether HypoPG is loaded in the session with its functions
+// callable (the library defines hypopg.enabled once loaded; the extension must exist
+// in the database). HypoPG's hypothetical indexes live in the backend's memory and
+// survive a rollback: any statement could have made some (SELECT hypopg_create_index(…)
+// is an ordinary function call), and they would show in later plans. A connection
+// where HypoPG is callable is therefore retired after the call unless it resets
+// HypoPG in every call (hypoManaged; see hypopg.go).
 const checkSQL = `SELECT pg_catalog.pg_advisory_unlock_all(),
- CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql) THEN 'prepared statements' ELSE '' END`
+ CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_prepared_statements WHERE from_sql) THEN 'prepared statements' ELSE '' END,
+ CASE WHEN pg_catalog.current_setting('hypopg.enabled', true) IS NULL THEN false
+   ELSE EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname = 'hypopg') END`
 
 // Names of server-side prepared statements. BEGIN, the setup, the check and ROLLBACK
 // are prepared once per connection (see prepareConn) so each call only binds and
@@ -78,8 +88,11 @@ const (
 func prepareConn(ctx context.Context, c *pgx.Conn) error {
 	var dateStyle, byteaOutput string
 	var extraFloatDigits int
-	err := c.QueryRow(ctx, `SELECT current_setting('DateStyle'), current_setting('bytea_output'), current_setting('extra_float_digits')::int`).
-		Scan(&dateStyle, &byteaOutput, &extraFloatDigits)
+	var hypoSchema *string // HypoPG's schema when the library is already loaded (preloaded) and the extension exists
+	err := c.QueryRow(ctx, `SELECT current_setting('DateStyle'), current_setting('bytea_output'), current_setting('extra_float_digits')::int,
+ CASE WHEN current_setting('hypopg.enabled', true) IS NOT NULL THEN
+   (SELECT n.nspname::text FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'hypopg') END`).
+		Scan(&dateStyle, &byteaOutput, &extraFloatDigits, &hypoSchema)
 	if err != nil {
 		return fmt.Errorf("reading the connection's output settings: %w", err)
 	}
@@ -92,6 +105,11 @@ func prepareConn(ctx context.Context, c *pgx.Conn) error {
 		if _, err := c.Prepare(ctx, st.name, st.sql); err != nil {
 			return fmt.Errorf("preparing the per-call statement %s: %w", st.name, err)
 		}
+	}
+	if hypoSchema != nil {
+		// HypoPG is preloaded for every session: reset it in every call rather than
+		// retire every connection.
+		return manageHypoPG(ctx, c, *hypoSchema)
 	}
 	return nil
 }
@@ -155,6 +173,10 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	p.bind(stepBind, "", spec.params)
 	p.describePortal(stepDescribe)
 	p.execute(stepExecute, uint32(spec.maxRows))
+	managed := hypoManaged(pc)
+	if managed {
+		p.runPrepared(stepHypoReset, hypoResetName)
+	}
 	p.runPrepared(stepCheck, checkName)
 	p.runPrepared(stepEnd, rollbackName)
 	p.sync()
@@ -178,6 +200,9 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	if r.err != nil || r.txStatus != 'I' || !c.checked {
 		// The server skipped the rest after an error: end the transaction and check.
 		p.runPrepared(stepEnd, rollbackName)
+		if managed && r.errStep != stepHypoReset {
+			p.runPrepared(stepHypoReset, hypoResetName)
+		}
 		p.runPrepared(stepCheck, checkName)
 		p.sync()
 		r2, err := p.roundTrip(pc, c)
@@ -203,7 +228,14 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	if !c.checked || r.txStatus != 'I' {
 		return &errBroken{err: fmt.Errorf("connection not idle after the call (status %q)", r.txStatus)}
 	}
-	healthy = true
+	// HypoPG state: a managed connection was reset in this call; on any other, the
+	// statement may have made hypothetical indexes, so the connection is retired (the
+	// result stands). A failed reset (the extension was dropped) retires it too.
+	retire := c.hypoLoaded && !managed
+	if r.err != nil && r.errStep == stepHypoReset {
+		retire, r.err = true, nil
+	}
+	healthy = !retire
 	if r.err != nil {
 		return db.statementError(r, spec)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -20,31 +19,27 @@ type executeInput struct {
 // read all of what they approve.
 const maxConfirmBytes = 32 << 10
 
-// confirmSchema is the form the user answers: one required yes/no.
-var confirmSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"confirm": map[string]any{"type": "boolean", "title": "Run and commit this statement?", "description": "Check to run exactly the statement shown and commit it"},
-	},
-	"required": []string{"confirm"},
-}
-
-// errNotRun starts every answer of an execute call that changed nothing.
+// errNotRun starts the answer of an execute call refused before the user is asked.
 var errNotRun = errors.New("the statement was not run")
 
 // executeTool is the row of execute (registered only with --allow-writes). A call
 // validates and plans the statement without running it, shows it to the user with the
-// estimated rows it affects, and runs and commits it only after the user confirms.
+// estimated rows it affects (req.Confirm), and runs and commits it only after the user
+// confirms; with confirm false (--no-confirm) it runs without asking.
 //
 // On 2026-07-28 the handler runs twice (input_required, then the client's retry with
-// the answer; the retry is bound to the same arguments by the signed requestState),
-// so everything before the confirmation is read-only.
-func executeTool(db *DB) mcpkit.ServerTool {
+// the answer; the retry is bound to the same arguments and to the message shown by
+// the signed requestState, which is good for one retry), so everything before the
+// confirmation is read-only.
+func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
+	asks := "The user is shown the statement and the estimated number of rows it affects and must confirm before it runs. "
+	if !confirm {
+		asks = "It runs without asking the user (the server was started with --no-confirm: the host confirms each call). "
+	}
 	return mcpkit.NewServerTool(&mcpkit.Tool{
 		Name: "execute",
 		Description: "Run one statement that changes the database (INSERT, UPDATE, DELETE, MERGE, or DDL such as CREATE, ALTER, DROP) and commit it. " +
-			"The user is shown the statement and the estimated number of rows it affects and must confirm before it runs. " +
-			"One statement per call, values as $1, $2 params. Use query for reads.",
+			asks + "One statement per call, values as $1, $2 params. Use query for reads.",
 		Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 	}, func(ctx context.Context, req *mcpkit.Request, in executeInput) (*ExecResult, error) {
 		params, err := in.Params.values()
@@ -61,33 +56,13 @@ func executeTool(db *DB) mcpkit.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		res, err := req.Elicit(ctx, "confirm", mcpkit.ElicitParams{Message: msg, RequestedSchema: confirmSchema})
-		if err != nil {
-			return nil, err // input_required or a missing capability: mcpkit answers those
-		}
-		if err := accepted(res); err != nil {
+		// The one confirmation of every server here: input_required, a missing
+		// capability and every answer but a checked yes are handled by mcpkit.
+		if err := req.Confirm(ctx, "confirm", msg); err != nil {
 			return nil, err
 		}
 		return db.Execute(ctx, in.SQL, params, true)
 	})
-}
-
-// accepted checks the user's answer: accept with confirm set to true, nothing else.
-func accepted(res *mcpkit.ElicitResult) error {
-	switch {
-	case res == nil:
-		return fmt.Errorf("%w: the client returned no answer to the confirmation", errNotRun)
-	case res.Action == "decline":
-		return fmt.Errorf("%w: the user declined it", errNotRun)
-	case res.Action == "cancel":
-		return fmt.Errorf("%w: the user dismissed the confirmation", errNotRun)
-	case res.Action != "accept":
-		return fmt.Errorf("%w: the confirmation answer %q is not accept", errNotRun, mcpkitClean(res.Action, 40))
-	}
-	if ok, _ := res.Content["confirm"].(bool); !ok {
-		return fmt.Errorf("%w: the user did not check confirm", errNotRun)
-	}
-	return nil
 }
 
 // confirmMessage is what the user reads before a write: where it runs, the exact
@@ -96,13 +71,13 @@ func accepted(res *mcpkit.ElicitResult) error {
 func confirmMessage(target Target, in executeInput, est *EffectEstimate) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run this statement on database %q (host %s, user %s) and commit it?\n\n", target.Database, target.Host, target.User)
-	sql, hidden := showHidden(in.SQL)
+	sql, hidden := mcpkit.ShowHidden(in.SQL)
 	b.WriteString(sql)
 	b.WriteString("\n")
 	if len(in.Params) > 0 {
 		b.WriteString("\nParameters:\n")
 		for i, p := range in.Params {
-			v, h := showHidden(string(p))
+			v, h := mcpkit.ShowHidden(string(p))
 			hidden += h
 			fmt.Fprintf(&b, "  $%d = %s\n", i+1, v)
 		}
@@ -135,35 +110,4 @@ func rowsText(n int64) string {
 		return "1 row"
 	}
 	return fmt.Sprintf("%d rows", n)
-}
-
-// showHidden returns s with every character that would not show on screen
-// (zero-width, bidirectional controls, control characters other than tab, newline
-// and CR LF, invalid UTF-8) written as a visible \u{XXXX} escape, and how many there
-// were: a confirmation must show what will run, not what it renders as. A bare CR
-// counts, as it can make a terminal overwrite what was shown before it.
-func showHidden(s string) (string, int) {
-	if mcpkit.SanitizeText(s) == s && !strings.ContainsRune(s, '\r') {
-		return s, 0
-	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		chunk := s[i : i+size]
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x{%02X}", chunk[0])
-			n++
-		case r == '\r' && strings.HasPrefix(s[i:], "\n"):
-			b.WriteString(chunk)
-		case r == '\r' || (r != '\t' && r != '\n' && mcpkit.SanitizeText(chunk) != chunk):
-			fmt.Fprintf(&b, "\\u{%04X}", r)
-			n++
-		default:
-			b.WriteString(chunk)
-		}
-	}
-	return b.String(), n
 }

@@ -54,10 +54,34 @@ type explainInput struct {
 
 type noInput struct{}
 
+// writeScope is the OAuth scope execute (every tool not marked read-only) needs over
+// authorized HTTP (db:write): New's server adds it to each such tool, so a token with
+// only the deployment's --auth-scopes can query but not write.
+var writeScope = mcpkit.WriteScope("db")
+
+type topQueriesInput struct {
+	OrderBy      string `json:"orderBy,omitempty" jsonschema:"enum=total_time,enum=mean_time,enum=calls,enum=io" jsonschema_description:"Rank by (default total_time); io: blocks read and spilled"`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"How many, at most 50 (default 10)"`
+	MinCalls     int64  `json:"minCalls,omitempty" jsonschema_description:"Only statements called at least this often"`
+	AllDatabases bool   `json:"allDatabases,omitempty" jsonschema_description:"All databases, not just this one"`
+}
+
+type healthInput struct {
+	Checks []string `json:"checks,omitempty" jsonschema:"enum=indexes,enum=vacuum,enum=sequences,enum=constraints,enum=connections,enum=cache,enum=replication" jsonschema_description:"Checks to run; omit for all"`
+}
+
+type suggestIndexesInput struct {
+	SQL      string `json:"sql,omitempty" jsonschema_description:"One statement to tune, without EXPLAIN; omit for the top queries"`
+	Params   Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … as in query; omit for a generic plan"`
+	Limit    int    `json:"limit,omitempty" jsonschema_description:"Without sql: top queries to tune, at most 10 (default 5)"`
+	MinCalls int64  `json:"minCalls,omitempty" jsonschema_description:"Without sql: only those called at least this often"`
+}
+
 // tools is the server's tool table in tools/list order: the read tools, each run in
 // a READ ONLY transaction that is rolled back (see readonly.go and catalog.go), then
-// execute, which a ReadOnly server (no --allow-writes) leaves out.
-func tools(db *DB) []mcpkit.ServerTool {
+// execute, which a ReadOnly server (no --allow-writes) leaves out and which needs
+// writeScope.
+func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 	o := db.Options()
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -115,7 +139,38 @@ func tools(db *DB) []mcpkit.ServerTool {
 		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
 			return db.Activity(ctx)
 		}),
-		executeTool(db),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "top_queries",
+			Description: "The statements that cost the most, from pg_stat_statements: by total or mean time, calls or I/O, with normalized text. Use it to find what to tune.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in topQueriesInput) (*TopQueries, error) {
+			return db.TopQueries(ctx, in.OrderBy, in.Limit, in.MinCalls, in.AllDatabases)
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "health",
+			Description: "Database health checks, each ok, warning or critical with the numbers and thresholds: indexes (invalid, duplicate, unused), " +
+				"vacuum (dead tuples, wraparound), sequences near their limit, unvalidated constraints, connections, cache hit rate, replication.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, req *mcpkit.Request, in healthInput) (*HealthReport, error) {
+			return db.Health(ctx, in.Checks, func(done, total int, check string) {
+				req.Progress(float64(done), float64(total), "checked "+check)
+			})
+		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "suggest_indexes",
+			Description: "Suggest indexes for one statement, or for the top queries if sql is omitted: columns of the plan's filters, joins and sorts, " +
+				"measured as HypoPG hypothetical indexes (planner cost before/after, size). Returns CREATE INDEX CONCURRENTLY statements; creates nothing.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, req *mcpkit.Request, in suggestIndexesInput) (*IndexAdvice, error) {
+			params, err := in.Params.values()
+			if err != nil {
+				return nil, err
+			}
+			return db.SuggestIndexes(ctx, in.SQL, params, in.Limit, in.MinCalls, func(done, total int, msg string) {
+				req.Progress(float64(done), float64(total), msg)
+			})
+		}),
+		executeTool(db, confirm),
 	}
 }
 

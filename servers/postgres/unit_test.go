@@ -7,28 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestShowHidden: the confirmation shows invisible characters as escapes and counts
-// them, and leaves visible text (CR LF line ends included) as it is.
-func TestShowHidden(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		n        int
-	}{
-		{"UPDATE t SET v = 'x'\r\nWHERE id = 1", "UPDATE t SET v = 'x'\r\nWHERE id = 1", 0},
-		{"DELETE FROM t WHERE\tid = 1 -- héllo", "DELETE FROM t WHERE\tid = 1 -- héllo", 0},
-		{"DELETE FROM t -- \u202e1 = di EREHW", `DELETE FROM t -- \u{202E}1 = di EREHW`, 1},
-		{"SELECT 'a\u200bb'", `SELECT 'a\u{200B}b'`, 1},
-		{"DROP TABLE x;\rSELECT 1", `DROP TABLE x;\u{000D}SELECT 1`, 1},
-		{"SELECT '\xff'", `SELECT '\x{FF}'`, 1},
-		{"SELECT '\x1b[2J'", `SELECT '\u{001B}[2J'`, 1},
-	} {
-		got, n := showHidden(tc.in)
-		if got != tc.want || n != tc.n {
-			t.Errorf("showHidden(%q) = %q, %d; want %q, %d", tc.in, got, n, tc.want, tc.n)
-		}
-	}
-}
-
 // TestConfirmMessage: what the user reads before a write: target, statement,
 // params, estimate or why there is none, and a refusal of what is too long to show.
 func TestConfirmMessage(t *testing.T) {

@@ -30,7 +30,7 @@ func main() {
 // flagEnv pairs this server's own flags with their environment variables, applied
 // with serve.EnvFlags: a flag given on the command line wins. (The standard serve
 // flags, --http and the rest, read their MCP_* variables: see serve.RegisterFlags.)
-var flagEnv = map[string]string{"dir": "HELLO_NOTES_DIR", "allow-writes": "HELLO_ALLOW_WRITES"}
+var flagEnv = map[string]string{"dir": "HELLO_NOTES_DIR", "allow-writes": "HELLO_ALLOW_WRITES", "no-confirm": "HELLO_NO_CONFIRM"}
 
 // run is main without the process: arguments, environment and streams in, an error
 // out.
@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	dir := fs.String("dir", "", "directory of the notes, one NAME.md file each (env HELLO_NOTES_DIR)")
 	allowWrites := fs.Bool("allow-writes", false, "register write_note; the user confirms each change (env HELLO_ALLOW_WRITES)")
+	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, write without asking the user: for unattended agents whose host already confirms each call (env HELLO_NO_CONFIRM)")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -57,6 +58,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *dir == "" {
 		return errors.New("no notes directory: pass --dir DIR or set HELLO_NOTES_DIR")
 	}
+	if *noConfirm && !*allowWrites {
+		return errors.New("--no-confirm only applies with --allow-writes (there is nothing to confirm on a read-only server)")
+	}
 	root, err := os.OpenRoot(*dir)
 	if err != nil {
 		return fmt.Errorf("the notes directory: %w", err)
@@ -67,7 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	logger.Info("configured", "dir", *dir, "allowWrites", *allowWrites)
+	logger.Info("configured", "dir", *dir, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
 	opts.Stdin, opts.Stdout = stdin, stdout
-	return serve.Serve(ctx, hello.New(hello.Config{Notes: root, AllowWrites: *allowWrites, Logger: logger}), opts)
+	return serve.Serve(ctx, hello.New(hello.Config{Notes: root, AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}), opts)
 }

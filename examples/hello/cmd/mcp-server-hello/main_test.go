@@ -40,6 +40,7 @@ func TestBadConfiguration(t *testing.T) {
 		{nil, nil, "no notes directory: pass --dir DIR or set HELLO_NOTES_DIR"},
 		{[]string{"--dir", dir + "/missing"}, nil, "the notes directory: "},
 		{[]string{"--dir", dir}, map[string]string{"HELLO_ALLOW_WRITES": "yes please"}, `HELLO_ALLOW_WRITES="yes please" is not valid`},
+		{[]string{"--dir", dir, "--no-confirm"}, nil, "--no-confirm only applies with --allow-writes"},
 		{[]string{"--dir", dir, "stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--no-such-flag"}, nil, "flag provided but not defined: -no-such-flag"},
 	}

@@ -26,6 +26,7 @@ import (
 const (
 	envRoots       = "MCP_FS_ROOTS"        // path list (: separated on Unix), used when no DIR is given
 	envAllowWrites = "MCP_FS_ALLOW_WRITES" // 1/true registers the write tools
+	envNoConfirm   = "MCP_FS_NO_CONFIRM"   // 1/true: destructive writes do not ask the user
 	envWatch       = "MCP_FS_WATCH"        // 0/false turns change notifications off
 	envMaxWatches  = "MCP_FS_MAX_WATCHES"  // most directories watched
 )
@@ -33,6 +34,7 @@ const (
 // flagEnv maps this server's own flags to their environment variables.
 var flagEnv = map[string]string{
 	"allow-writes": envAllowWrites,
+	"no-confirm":   envNoConfirm,
 	"watch":        envWatch,
 	"max-watches":  envMaxWatches,
 }
@@ -65,6 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory and move_file, and remove stale temporary files of interrupted writes at start (env "+envAllowWrites+"=1)")
+	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, replace, edit and overwrite files without asking the user: for unattended agents whose host already confirms each call (env "+envNoConfirm+"=1)")
 	watch := fs.Bool("watch", true, "watch the directories for resource change notifications, from the first resources or subscriptions request on (env "+envWatch+"=0 to turn off)")
 	maxWatches := fs.Int("max-watches", filesystem.DefaultMaxWatches, "most directories watched for changes; beyond it changes go unreported (env "+envMaxWatches+")")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -85,6 +88,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(dirs) == 0 {
 		return fmt.Errorf("no directories given: name at least one directory to serve, for example `mcp-server-filesystem ~/projects`, or set %s to a list of directories separated by %q", envRoots, string(os.PathListSeparator))
 	}
+	if *noConfirm && !*allowWrites {
+		return errors.New("--no-confirm only applies with --allow-writes (there is nothing to confirm on a read-only server)")
+	}
 	if *maxWatches < 1 {
 		return fmt.Errorf("--max-watches must be at least 1 (got %d); use --watch=false to turn watching off", *maxWatches)
 	}
@@ -99,9 +105,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	defer roots.Close()
-	logger.Info("configured", "directories", strings.Join(roots.Dirs(), string(os.PathListSeparator)), "allowWrites", *allowWrites, "watch", *watch)
+	logger.Info("configured", "directories", strings.Join(roots.Dirs(), string(os.PathListSeparator)), "allowWrites", *allowWrites, "noConfirm", *noConfirm, "watch", *watch)
 
-	s := filesystem.New(filesystem.Config{AllowWrites: *allowWrites, Logger: logger}, roots)
+	s := filesystem.New(filesystem.Config{AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, roots)
 	if *watch {
 		lw := filesystem.WatchOnDemand(s, roots, filesystem.WatchOptions{MaxWatches: *maxWatches, Logger: logger})
 		defer lw.Close()

@@ -43,6 +43,8 @@ func TestRunRefusesBadConfiguration(t *testing.T) {
 		{"empty env list", nil, map[string]string{"MCP_FS_ROOTS": " : "}, "no directories given"},
 		{"missing directory", []string{filepath.Join(dir, "nope")}, nil, "cannot be resolved"},
 		{"a file, not a directory", []string{file}, nil, "is not a directory"},
+		{"no-confirm without writes", []string{"--no-confirm", dir}, nil, "--no-confirm only applies with --allow-writes"},
+		{"no-confirm env without writes", []string{dir}, map[string]string{"MCP_FS_NO_CONFIRM": "1"}, "--no-confirm only applies with --allow-writes"},
 		{"bad boolean env", []string{dir}, map[string]string{"MCP_FS_ALLOW_WRITES": "yes please"}, `MCP_FS_ALLOW_WRITES="yes please" is not valid: expected 1, true, 0 or false`},
 		{"bad max watches env", []string{dir}, map[string]string{"MCP_FS_MAX_WATCHES": "lots"}, `MCP_FS_MAX_WATCHES="lots" is not valid: expected a whole number`},
 		{"zero max watches", []string{"--max-watches", "0", dir}, nil, "--max-watches must be at least 1"},

@@ -39,6 +39,7 @@ var flagEnv = map[string]string{
 	"toolsets":     "GITHUB_TOOLSETS",
 	"tools":        "GITHUB_TOOLS",
 	"allow-writes": "GITHUB_ALLOW_WRITES",
+	"no-confirm":   "GITHUB_NO_CONFIRM",
 }
 
 // run is main without the process: arguments, environment and streams in, an error
@@ -58,6 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+" or all (env GITHUB_TOOLSETS; default all)")
 	tools := fs.String("tools", "", "tools to enable by name, added to --toolsets (env GITHUB_TOOLS)")
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools; each write asks the user to confirm (env GITHUB_ALLOW_WRITES=1)")
+	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, write without asking the user: for unattended agents whose host already confirms each call (env GITHUB_NO_CONFIRM=1)")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,6 +73,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	if err := serve.EnvFlags(fs, getenv, flagEnv); err != nil {
 		return err
+	}
+	if *noConfirm && !*allowWrites {
+		return errors.New("--no-confirm only applies with --allow-writes (there is nothing to confirm on a read-only server)")
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -103,9 +108,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		logger.Warn("no GitHub token: tools are listed but every call fails until GITHUB_TOKEN or GITHUB_PERSONAL_ACCESS_TOKEN is set")
 	}
 	logger.Info("configured", "host", backend.Endpoint().Host, "repos", allow.String(), "lockdown", *lockdown,
-		"toolsets", *toolsets, "tools", *tools, "allowWrites", *allowWrites)
+		"toolsets", *toolsets, "tools", *tools, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
 
-	s := github.New(github.Config{Selection: sel, AllowWrites: *allowWrites, Logger: logger}, backend)
+	s := github.New(github.Config{Selection: sel, AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, backend)
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = func(context.Context) error {
 		if token == "" {

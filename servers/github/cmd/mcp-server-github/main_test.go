@@ -42,6 +42,8 @@ func TestBadConfiguration(t *testing.T) {
 		{[]string{"--tools", "get_isue"}, nil, `unknown tool "get_isue"`},
 		{[]string{"--tools", "create_issue"}, nil, "add --allow-writes"},
 		{nil, map[string]string{"GITHUB_ALLOW_WRITES": "yes please"}, `GITHUB_ALLOW_WRITES="yes please" is not valid: expected 1, true, 0 or false`},
+		{[]string{"--no-confirm"}, nil, "--no-confirm only applies with --allow-writes"},
+		{nil, map[string]string{"GITHUB_NO_CONFIRM": "1"}, "--no-confirm only applies with --allow-writes"},
 		{nil, map[string]string{"GITHUB_LOCKDOWN": "on"}, `GITHUB_LOCKDOWN="on" is not valid: expected 1, true, 0 or false`},
 		{[]string{"--repos", ""}, nil, "--repos is empty"},
 		{[]string{"--repos", "octo"}, nil, `--repos entry "octo" has no '/'`},

@@ -37,6 +37,7 @@ func main() {
 // serve.RegisterFlags.)
 var flagEnv = map[string]string{
 	"allow-writes":      "POSTGRES_ALLOW_WRITES",
+	"no-confirm":        "POSTGRES_NO_CONFIRM",
 	"allow-superuser":   "POSTGRES_ALLOW_SUPERUSER",
 	"statement-timeout": "POSTGRES_STATEMENT_TIMEOUT",
 	"max-rows":          "POSTGRES_MAX_ROWS",
@@ -60,6 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf.Reporter = sentryreport.FromEnv
 	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
 	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
+	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, run each statement without asking the user: for unattended agents whose host already confirms each call"+env("no-confirm"))
 	allowSuperuser := fs.Bool("allow-superuser", false, "start even when the role is a superuser, which can read the database server's files from a read-only query"+env("allow-superuser"))
 	timeout := fs.Duration("statement-timeout", postgres.DefaultStatementTimeout, "longest a statement may run"+env("statement-timeout"))
 	maxRows := fs.Int("max-rows", postgres.DefaultMaxRows, "most rows a query returns; reading stops there"+env("max-rows"))
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			"e.g. postgres://mcp_reader@localhost:5432/mydb (password in PGPASSWORD or ~/.pgpass)")
 	}
 	switch {
+	case *noConfirm && !*allowWrites:
+		return errors.New("--no-confirm only applies with --allow-writes (there is nothing to confirm on a read-only server)")
 	case *timeout < time.Millisecond:
 		return fmt.Errorf("--statement-timeout %s is too short: use at least 1ms, e.g. 30s", *timeout)
 	case *maxRows < 1:
@@ -124,9 +128,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	t := db.Target()
 	logger.Info("connected", "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
-		"allowWrites", *allowWrites, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes)
+		"allowWrites", *allowWrites, "noConfirm", *noConfirm, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes)
 
-	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, Logger: logger}, db)
+	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, db)
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = db.Ping
 	return serve.Serve(ctx, s, opts)

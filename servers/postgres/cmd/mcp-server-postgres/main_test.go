@@ -25,6 +25,8 @@ func TestRunRefusesBadSettings(t *testing.T) {
 		{"bad max rows variable", []string{unreachable}, map[string]string{"POSTGRES_MAX_ROWS": "lots"}, []string{`POSTGRES_MAX_ROWS="lots" is not valid`, "expected a whole number"}},
 		{"bad allow writes variable", []string{unreachable}, map[string]string{"POSTGRES_ALLOW_WRITES": "maybe"}, []string{`POSTGRES_ALLOW_WRITES="maybe" is not valid`, "expected 1, true, 0 or false"}},
 		{"bad timeout variable", []string{unreachable}, map[string]string{"POSTGRES_STATEMENT_TIMEOUT": "30"}, []string{`POSTGRES_STATEMENT_TIMEOUT="30" is not valid`, "expected a duration such as 30s"}},
+		{"no-confirm without writes", []string{"--no-confirm", unreachable}, nil, []string{"--no-confirm only applies with --allow-writes"}},
+		{"no-confirm variable without writes", []string{unreachable}, map[string]string{"POSTGRES_NO_CONFIRM": "1"}, []string{"--no-confirm only applies with --allow-writes"}},
 		{"zero max rows", []string{"--max-rows", "0", unreachable}, nil, []string{"--max-rows 0: must be at least 1"}},
 		{"tiny max bytes", []string{"--max-bytes", "10", unreachable}, nil, []string{"--max-bytes 10: must be at least 1024"}},
 		{"zero timeout", []string{"--statement-timeout", "0s", unreachable}, nil, []string{"--statement-timeout 0s is too short"}},

@@ -151,7 +151,7 @@ func startThrowaway(bin string) (*cluster, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-p", "5432",
+	args := []string{"-D", data, "-k", dir, "-p", "5432",
 		"-c", "listen_addresses=",
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
@@ -159,7 +159,15 @@ func startThrowaway(bin string) (*cluster, error) {
 		"-c", "max_connections=200",
 		"-c", "shared_buffers=32MB",
 		"-c", "log_min_messages=warning",
-	)
+	}
+	// pg_stat_statements ships with PostgreSQL (contrib) but works only when loaded at
+	// server start; tests that need it create the extension in their own database
+	// (Database.RequireExtension). Preloaded only when the library is there, so a
+	// server without contrib still starts.
+	if hasLibrary(bin, "pg_stat_statements") {
+		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements")
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
 	cmd.Dir = dir
 	cmd.Stdout = logf
 	cmd.Stderr = logf
@@ -188,6 +196,22 @@ func startThrowaway(bin string) (*cluster, error) {
 	}
 	c.startup = time.Since(began)
 	return c, nil
+}
+
+// hasLibrary reports whether the server's package library directory (pg_config
+// --pkglibdir next to the binaries, else <bindir>/../lib as on Debian) holds the
+// loadable module name.
+func hasLibrary(bin, name string) bool {
+	dirs := []string{filepath.Join(filepath.Dir(bin), "lib")}
+	if out, err := exec.Command(filepath.Join(bin, "pg_config"), "--pkglibdir").Output(); err == nil {
+		dirs = append([]string{strings.TrimSpace(string(out))}, dirs...)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, name+".so")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // serverCredential says which user initdb and postgres run as: the postgres user

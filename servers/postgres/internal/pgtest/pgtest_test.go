@@ -115,3 +115,19 @@ func TestFindBinDir(t *testing.T) {
 		t.Errorf("no binaries: got %v, want errMissing", err)
 	}
 }
+
+// TestPreloadedStatements: the throwaway cluster preloads pg_stat_statements, so the
+// extension works once created (skipped outside CI when the library is missing).
+func TestPreloadedStatements(t *testing.T) {
+	t.Parallel()
+	d := NewDatabase(t)
+	d.RequireExtension(t, "pg_stat_statements")
+	c, err := connect(t, d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_statements WHERE query = 'SELECT $1'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+}
