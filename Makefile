@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench lint fmt tidy clean images dist
+.PHONY: all build test test-go npm conformance bench tokens lint fmt tidy clean images dist
 
 all: build
 
@@ -67,6 +67,12 @@ test:
 ## conformance: only the official conformance suite against the fixture server
 conformance:
 	@set -o pipefail; go test -count=1 -run 'TestConformance' -v ./pkg/mcpkit/internal/everything/ 2>&1 | grep -E '^(=== RUN|--- |\s+conformance|ok|FAIL|PASS)'
+
+## tokens: what each server's definitions and typical results cost a model's context,
+## per mode, beside the reference servers; the budgets (issue 16) fail it. `make test`
+## runs the same test (tools/tokens).
+tokens:
+	@set -o pipefail; cd tools/tokens && go test -count=1 -run '^TestTokens$$' -v . | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '
 
 ## bench: Go benchmarks of every module, plus side-by-side runs against other servers
 bench:

@@ -41,6 +41,10 @@ func init() {
 		"prompts/get":              {handler: (*Server).getPrompt, modern: true, legacy: true, gate: "prompts", needsName: "name"},
 		"completion/complete":      {handler: (*Server).complete, modern: true, legacy: true, gate: "completions"},
 		"subscriptions/listen":     {handler: (*Server).listen, modern: true},
+		// The Tasks extension (tasks.go): Mcp-Name carries the task id.
+		"tasks/get":    {handler: (*Server).getTask, modern: true, needsName: "taskId"},
+		"tasks/update": {handler: (*Server).updateTask, modern: true, needsName: "taskId"},
+		"tasks/cancel": {handler: (*Server).cancelTask, modern: true, needsName: "taskId"},
 	}
 }
 

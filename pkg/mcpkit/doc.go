@@ -56,6 +56,11 @@
 // which package schemafull offers a complete 2020-12 validator. Registering such a tool
 // without one panics, so no keyword is silently left unchecked.
 //
+// A typed tool's output goes out as structuredContent plus the same JSON as text (an
+// output that is a [TextRenderer] as its text alone), and no output schema is
+// published unless [ServerOptions].OutputSchemas asks for it: no host shows output
+// schemas to the model, which pays for every byte of tools/list it is shown.
+//
 // Handlers return Go values and errors. A Go error from a tool becomes a tool result
 // with isError set (the model can read it and correct itself); an *[Error] becomes a
 // JSON-RPC error. [Request.Elicit], [Request.Sample] and [Request.ListRoots] ask the client
@@ -64,6 +69,13 @@
 // input_required with a signed requestState, and runs the handler again with the
 // answers when the client retries. Each requestState is good for one retry (a
 // ReplayGuard remembers the used ones), so a finished round sent again is refused.
+// A tool whose work may take long sets [Tool].TaskSupport: for a client that
+// declared the Tasks extension ([ExtensionTasks]) a call that outlasts
+// ServerOptions.TaskBudget is answered with a task (tasks/get, tasks/update,
+// tasks/cancel, notifications/tasks on subscriptions/listen), kept in a [TaskStore]
+// that instances behind one load balancer share; other clients get the same handler
+// blocking, with progress. See tasks.go.
+//
 // Request.Confirm is the one way the servers here ask the user to confirm a write: it
 // handles every answer, a client without elicitation and ServerOptions.NoConfirm the
 // same way everywhere, and binds the answer to what was shown.

@@ -375,6 +375,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
+		if c.authed && req.spec.needsName == "taskId" && !h.taskScopesGranted(w, r, m, c) {
+			return errAnswered
+		}
 		if m.Method == "subscriptions/listen" {
 			st.startSSE() // the stream stays open: it must be SSE from the start
 			st.keepAlive(ctx)
@@ -446,8 +449,11 @@ func (h *httpHandler) checkHeaders(r *http.Request, m *message, req *Request) *E
 	}
 	p, _ := req.call()
 	want := p.Name
-	if spec.needsName == "uri" {
+	switch spec.needsName {
+	case "uri":
 		want = p.URI
+	case "taskId":
+		want = p.TaskID
 	}
 	nh, ok := headerValue(r, hdrName)
 	if !ok {

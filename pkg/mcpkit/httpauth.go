@@ -62,3 +62,24 @@ func (h *httpHandler) toolScopesGranted(w http.ResponseWriter, r *http.Request, 
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, m.ID))
 	return h.opts.Authenticator.AuthorizeTool(w, r, Caller{Subject: c.subject, Issuer: c.issuer, Scopes: c.scopes, Expiry: c.expiry}, p.Name, rt.tool.Scopes)
 }
+
+// taskScopesGranted checks, before a tasks/* request runs, that the caller still
+// holds every scope of the tool the task runs (authorization is checked on every
+// task request, not only when the task was created). A task the caller cannot see
+// is left to the handler, which answers it as unknown.
+func (h *httpHandler) taskScopesGranted(w http.ResponseWriter, r *http.Request, m *message, c caller) bool {
+	p, err := m.callParams()
+	if err != nil || p.TaskID == "" {
+		return true
+	}
+	st, err := h.s.tasks.store.Get(r.Context(), p.TaskID)
+	if err != nil || st.OwnerIssuer != c.issuer || st.OwnerSubject != c.subject {
+		return true
+	}
+	rt := h.s.tool(st.Tool)
+	if rt == nil || len(rt.tool.Scopes) == 0 {
+		return true
+	}
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, m.ID))
+	return h.opts.Authenticator.AuthorizeTool(w, r, Caller{Subject: c.subject, Issuer: c.issuer, Scopes: c.scopes, Expiry: c.expiry}, st.Tool, rt.tool.Scopes)
+}

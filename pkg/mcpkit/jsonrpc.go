@@ -108,6 +108,7 @@ type paramsEnvelope struct {
 	Arguments      json.RawMessage `json:"arguments"`
 	InputResponses json.RawMessage `json:"inputResponses"`
 	RequestState   json.RawMessage `json:"requestState"`
+	TaskID         json.RawMessage `json:"taskId"`
 }
 
 // envelope returns the message's params split into raw fields, decoding them once.
@@ -146,6 +147,9 @@ func (m *message) decodeCall() (*callParams, error) {
 		return nil, err
 	}
 	if err := decodeField("requestState", e.RequestState, &p.RequestState); err != nil {
+		return nil, err
+	}
+	if err := decodeField("taskId", e.TaskID, &p.TaskID); err != nil {
 		return nil, err
 	}
 	if err := decodeField("inputResponses", e.InputResponses, &p.InputResponses); err != nil {

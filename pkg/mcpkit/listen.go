@@ -13,6 +13,9 @@ type SubscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs are tasks whose changes (notifications/tasks) the client wants to hear
+	// of (the Tasks extension).
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // listener is one place change notifications go: a subscriptions/listen stream or a
@@ -36,6 +39,8 @@ func (l *listener) wants(method, uri string) bool {
 		return l.filter.ResourcesListChanged
 	case "notifications/resources/updated":
 		return slices.ContainsFunc(l.filter.ResourceSubscriptions, func(s string) bool { return uriCovers(s, uri) })
+	case "notifications/tasks":
+		return slices.Contains(l.filter.TaskIDs, uri)
 	}
 	return false
 }
@@ -101,6 +106,41 @@ func (h *hub) publish(method, uri string) {
 	}
 }
 
+// wantsTask reports whether a listener asked for notifications/tasks of task id.
+func (h *hub) wantsTask(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for l := range h.listeners {
+		if l.wants("notifications/tasks", id) {
+			return true
+		}
+	}
+	return false
+}
+
+// publishTask sends notifications/tasks with params (a DetailedTask) to the
+// listeners that asked for task id.
+func (h *hub) publishTask(id string, params map[string]any) {
+	if params == nil {
+		return
+	}
+	h.mu.Lock()
+	ls := make([]*listener, 0, len(h.listeners))
+	for l := range h.listeners {
+		if l.wants("notifications/tasks", id) {
+			ls = append(ls, l)
+		}
+	}
+	h.mu.Unlock()
+	for _, l := range ls {
+		p := make(map[string]any, len(params)+1)
+		for k, v := range params {
+			p[k] = v
+		}
+		l.deliver("notifications/tasks", p)
+	}
+}
+
 // shutdown ends every listen stream gracefully.
 func (h *hub) shutdown() { h.closeOnce.Do(func() { close(h.closing) }) }
 
@@ -155,6 +195,16 @@ func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
 	if caps.Resources != nil && len(p.Notifications.ResourceSubscriptions) > 0 {
 		agreed.ResourceSubscriptions = slices.Clone(p.Notifications.ResourceSubscriptions)
 	}
+	if len(p.Notifications.TaskIDs) > 0 {
+		if !req.Meta.ClientCapabilities.HasExtension(ExtensionTasks) {
+			return nil, missingTasksExtension("notifications/tasks need the %s extension, which the client did not declare in this request's capabilities", ExtensionTasks)
+		}
+		// Only the caller's own tasks: another's are answered as if they did not exist.
+		agreed.TaskIDs = s.tasks.visibleTasks(ctx, req, p.Notifications.TaskIDs)
+		if len(agreed.TaskIDs) > 0 {
+			s.tasks.subscribe()
+		}
+	}
 	subID := req.ID.raw
 	withID := func(params map[string]any) map[string]any {
 		if params == nil {
@@ -177,6 +227,13 @@ func (s *Server) listen(ctx context.Context, req *Request) (any, error) {
 		withID(map[string]any{"notifications": agreed})))
 	writeMu.Unlock()
 	defer s.hub.remove(l)
+	// Each task's current state follows, so that a change made before the stream
+	// was open is not missed.
+	for _, id := range agreed.TaskIDs {
+		if st, err := s.tasks.store.Get(ctx, id); err == nil {
+			l.deliver("notifications/tasks", s.tasks.notice(s.tasks.settleLost(ctx, st)))
+		}
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()

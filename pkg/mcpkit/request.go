@@ -61,6 +61,9 @@ type Request struct {
 
 	// spec is the method's entry in the method table, found once by prepare.
 	spec methodSpec
+
+	// task is set on a tools/call that may run as a task (see tasks.go).
+	task *taskRun
 }
 
 // Modern reports whether the request is served under the stateless 2026-07-28
@@ -89,7 +92,20 @@ func (r *Request) finish() {
 
 // Progress reports progress if the client asked for it (a progressToken in _meta).
 // Progress must increase; a value not above the last one is raised just above it.
+//
+// In a call running as a task (Tasks extension), where progress notifications are not
+// sent, it sets the task's statusMessage instead: message, or "progress of total".
 func (r *Request) Progress(progress, total float64, message string) {
+	if t := r.task; t != nil && t.inTask() {
+		if message == "" {
+			message = fmt.Sprintf("%g", progress)
+			if total > 0 {
+				message = fmt.Sprintf("%g of %g", progress, total)
+			}
+		}
+		t.setProgress(message)
+		return
+	}
 	if len(r.Meta.ProgressToken) == 0 {
 		return
 	}
@@ -222,11 +238,12 @@ func (r *Request) ListRoots(ctx context.Context, key string) ([]Root, error) {
 }
 
 // Input asks for several inputs in one round. It returns every answer when all are
-// known, or ErrInputRequired after recording the missing ones. Capabilities are the
-// caller's to check.
+// known, or ErrInputRequired after recording the missing ones. In a call running as
+// a task it asks them all through the task and waits for every answer. Capabilities
+// are the caller's to check.
 func (r *Request) Input(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(reqs))
-	var missing bool
+	missing := map[string]InputRequest{}
 	for key, ir := range reqs {
 		if v, ok := r.known(key); ok {
 			out[key] = v
@@ -240,13 +257,26 @@ func (r *Request) Input(ctx context.Context, reqs map[string]InputRequest) (map[
 			out[key] = raw
 			continue
 		}
+		missing[key] = ir
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	if t := r.task; t != nil && t.askInTask() {
+		got, err := t.input(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range got {
+			r.remember(k, v)
+			out[k] = v
+		}
+		return out, nil
+	}
+	for key, ir := range missing {
 		r.want(key, ir)
-		missing = true
 	}
-	if missing {
-		return nil, ErrInputRequired
-	}
-	return out, nil
+	return nil, ErrInputRequired
 }
 
 // State returns the handler state carried from the previous round (SetState), or nil.
@@ -276,6 +306,18 @@ func (r *Request) ask(ctx context.Context, key string, ir InputRequest, into any
 		}
 		r.remember(key, raw)
 		return json.Unmarshal(raw, into)
+	}
+	if t := r.task; t != nil && t.askInTask() {
+		got, err := t.input(ctx, map[string]InputRequest{key: ir})
+		if err != nil {
+			return err
+		}
+		raw := got[key]
+		r.remember(key, raw)
+		if err := json.Unmarshal(raw, into); err != nil {
+			return InvalidParams("inputResponses[%q] is not a valid %s result: %s", key, ir.Method, describeJSONError(err))
+		}
+		return nil
 	}
 	r.want(key, ir)
 	return ErrInputRequired

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -32,14 +33,22 @@ func structuredResult(out any) (*CallToolResult, error) {
 	return &CallToolResult{Content: []Content{TextContent(renderedText(out, text))}, StructuredContent: encodedJSON(text)}, nil
 }
 
-// untypedResult renders the output of a tool whose Out is any, which publishes no
-// output schema: a value that encodes as a JSON object becomes structuredContent and
-// text, as a typed output does; any other value is text only (the legacy revisions
+// untypedResult renders the output of a tool that publishes no output schema (the
+// default policy, [ServerOptions].OutputSchemas off, or Out any): a [TextRenderer] is
+// its MCPText only (hosts that see structuredContent show the model its JSON instead
+// of the text blocks); a value that encodes as a JSON object becomes structuredContent
+// and text, as a typed output does; any other value is text only (the legacy revisions
 // take only an object as structuredContent, and no schema tells a client to expect
 // another); nil (or a nil pointer) is an empty result.
 func untypedResult(out any) (*CallToolResult, error) {
 	if out == nil {
 		return &CallToolResult{}, nil
+	}
+	if r, ok := out.(TextRenderer); ok {
+		if v := reflect.ValueOf(out); v.Kind() == reflect.Pointer && v.IsNil() {
+			return &CallToolResult{}, nil
+		}
+		return &CallToolResult{Content: []Content{TextContent(r.MCPText())}}, nil
 	}
 	text, err := JSONText(out)
 	if err != nil {

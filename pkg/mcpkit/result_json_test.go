@@ -3,6 +3,7 @@ package mcpkit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -31,11 +32,18 @@ type untypedIn struct {
 }
 
 // TestUntypedToolOutput: a tool whose Out is any publishes no output schema (unless it
-// sets one), and its result is structuredContent plus the same JSON as text when the
-// value is an object, text only for any other value, and empty for nil; at every
-// revision.
+// sets one and the server publishes output schemas), and its result is
+// structuredContent plus the same JSON as text when the value is an object, text only
+// for any other value, and empty for nil; at every revision, under either output
+// policy.
 func TestUntypedToolOutput(t *testing.T) {
-	s := mcpkit.NewServer(mcpkit.Implementation{Name: "test", Version: "1.0.0"}, nil)
+	for _, publish := range []bool{false, true} {
+		t.Run(fmt.Sprintf("OutputSchemas=%v", publish), func(t *testing.T) { testUntypedToolOutput(t, publish) })
+	}
+}
+
+func testUntypedToolOutput(t *testing.T, publish bool) {
+	s := mcpkit.NewServer(mcpkit.Implementation{Name: "test", Version: "1.0.0"}, &mcpkit.ServerOptions{OutputSchemas: publish})
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "untyped", Annotations: mcpkit.ReadOnly()},
 		func(ctx context.Context, req *mcpkit.Request, in untypedIn) (any, error) {
 			switch in.Kind {
@@ -68,7 +76,11 @@ func TestUntypedToolOutput(t *testing.T) {
 			for _, tl := range list.Tools {
 				schemas[tl.Name] = string(tl.OutputSchema)
 			}
-			if d := cmp.Diff(map[string]string{"untyped": "", "declared": `{"type":"object"}`}, schemas); d != "" {
+			want := map[string]string{"untyped": "", "declared": ""}
+			if publish {
+				want["declared"] = `{"type":"object"}`
+			}
+			if d := cmp.Diff(want, schemas); d != "" {
 				t.Errorf("output schemas (-want +got):\n%s", d)
 			}
 			for _, tc := range []struct {

@@ -2,14 +2,15 @@ package mcpkit
 
 // TextRenderer is implemented by a typed tool's output whose text block reads better
 // as text of its own than as JSON: a file's lines, a diff, a log excerpt. [AddTool]
-// then sends MCPText() as the text block and the output's JSON as structuredContent,
-// so a model reads the text itself (no quotes, no \n or \" escapes) while a client
-// that uses structuredContent gets the typed value the output schema describes.
-// Without it the text block is the JSON of structuredContent ([JSONText]).
+// then sends MCPText() as the text block, so a model reads the text itself (no
+// quotes, no \n or \" escapes). Under the default output policy
+// ([ServerOptions].OutputSchemas off) that text is the whole result: no
+// structuredContent goes along, since VS Code and Claude Code would show the model its
+// JSON instead of the text. With OutputSchemas on, structuredContent is the output's
+// JSON as the published output schema describes it, for clients that use it.
 //
 // MCPText should carry what a model needs from the JSON fields too (a range, a
-// truncation hint), compactly. It is called on the value the handler returned, after
-// that value is encoded; a nil pointer is never asked.
+// truncation hint), compactly. A nil pointer is never asked.
 type TextRenderer interface {
 	MCPText() string
 }

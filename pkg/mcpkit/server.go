@@ -44,6 +44,21 @@ type ServerOptions struct {
 	// guard of this process (NewReplayGuard). Instances behind one load balancer can
 	// share one to refuse a replay sent to another instance as well.
 	ReplayGuard ReplayGuard
+	// OutputSchemas publishes each tool's output schema in tools/list, and then every
+	// typed tool's result carries its structuredContent as the schema says (the spec
+	// requires it of a tool with an output schema). Off by default, the one policy of
+	// the servers here: no host puts an outputSchema in front of the model (VS Code
+	// and Claude Code pass it only name, description and inputSchema), yet it is most
+	// of a typed tool's tools/list bytes, and validating clients (the TypeScript and
+	// Python SDKs, Claude Code) turn any mismatch into a failed call. Without it a
+	// result whose JSON is an object still comes as structuredContent plus the same
+	// JSON as text (valid for clients that use it); any other value, and an output
+	// that renders as text ([TextRenderer]), comes as text only: VS Code and Claude
+	// Code give the model JSON.stringify(structuredContent) in place of the text
+	// blocks whenever structuredContent is present, which would turn a file's lines
+	// back into an escaped JSON string. Turn it on for programmatic clients that want
+	// the typed values of every tool.
+	OutputSchemas bool
 	// NoConfirm makes Request.Confirm return nil without asking the user: for
 	// unattended agents whose host already confirms each call. The servers of this
 	// repository set it from their --no-confirm flag.
@@ -64,6 +79,28 @@ type ServerOptions struct {
 	// ErrorReporter, when set, receives handler panics and internal errors (for
 	// example sentryreport.New). It is called on the request's goroutine.
 	ErrorReporter ErrorReporter
+
+	// Tasks (the Tasks extension, for tools with TaskSupport; see tasks.go).
+
+	// TaskStore keeps task state (nil: NewMemoryTaskStore, this process only).
+	// Instances behind one load balancer need one shared store (package
+	// taskstore/redis), as they need one StateKey.
+	TaskStore TaskStore
+	// TaskBudget is how long a call of a tool with TaskSupport, from a client that
+	// declared the extension, may run before it is answered as a task (default
+	// DefaultTaskBudget, 250 ms). Work that ends sooner is answered inline.
+	TaskBudget time.Duration
+	// TaskTTL is how long a task and its result are kept after the task last
+	// changed (default DefaultTaskTTL, one hour); its ttlMs counts from its creation
+	// to that time. It also bounds how long a task's work may run.
+	TaskTTL time.Duration
+	// TaskPollInterval is the pollIntervalMs suggested to clients (default 1 s).
+	TaskPollInterval time.Duration
+	// TaskLease is how long a task's work is taken to be running on an instance
+	// after that instance last said so (it renews it every third of it): a task
+	// whose instance stopped is reported failed once the lease has run out (default
+	// DefaultTaskLease, 15 s).
+	TaskLease time.Duration
 }
 
 // Server holds what an MCP server exposes and answers requests for it over any
@@ -92,6 +129,7 @@ type Server struct {
 	observers      []Observer
 
 	hub      *hub
+	tasks    *taskManager
 	replay   ReplayGuard
 	stateKey []byte
 	// stateKeySet is true when the operator chose the key (ServerOptions.StateKey or
@@ -127,6 +165,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxConcurrent <= 0 {
 		s.opts.MaxConcurrent = 64
 	}
+	s.tasks = newTaskManager(s, &s.opts)
 	s.replay = s.opts.ReplayGuard
 	if s.replay == nil {
 		s.replay = NewReplayGuard(0)
@@ -201,6 +240,9 @@ func (s *Server) capabilities() ServerCapabilities {
 	}
 	if s.logging {
 		c.Logging = &struct{}{}
+	}
+	if s.tasks.capable.Load() {
+		c.Extensions = tasksExtensionCaps
 	}
 	return c
 }

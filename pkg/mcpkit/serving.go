@@ -33,3 +33,28 @@ func (s *Server) ShuttingDown() bool {
 		return false
 	}
 }
+
+// SetTaskStore replaces ServerOptions.TaskStore (the store of the Tasks extension's
+// tasks). Call it before serving.
+func (s *Server) SetTaskStore(st TaskStore) {
+	if st != nil {
+		s.tasks.store = st
+	}
+}
+
+// SetTaskTTL replaces ServerOptions.TaskTTL. Call it before serving.
+func (s *Server) SetTaskTTL(d time.Duration) {
+	if d > 0 {
+		s.tasks.ttl = d
+	}
+}
+
+// SetTaskLease replaces ServerOptions.TaskLease. Call it before serving.
+func (s *Server) SetTaskLease(d time.Duration) {
+	if d > 0 {
+		s.tasks.lease = d
+	}
+}
+
+// HasTaskTools reports whether a tool that may run as a task is registered.
+func (s *Server) HasTaskTools() bool { return s.tasks.capable.Load() }

@@ -10,7 +10,8 @@ import (
 )
 
 // Tool describes a tool. [AddTool] fills InputSchema and OutputSchema from the handler's
-// Go types; set them yourself only for [Server.AddRawTool].
+// Go types; set them yourself only for [Server.AddRawTool]. An OutputSchema is
+// published only when [ServerOptions].OutputSchemas is set.
 type Tool struct {
 	Name         string           `json:"name"`
 	Title        string           `json:"title,omitempty"`
@@ -27,6 +28,13 @@ type Tool struct {
 	// server's write scope ([WriteScope]), which [ServerOptions].WriteScope adds to
 	// every tool not marked read-only.
 	Scopes []string `json:"-"`
+	// TaskSupport says whether calls may run as tasks of the Tasks extension
+	// ([ExtensionTasks]): [TaskOptional] for work that may take long (a call from a
+	// client that declared the extension becomes a task once it outlasts
+	// ServerOptions.TaskBudget), [TaskRequired] for a tool served only as a task.
+	// The handler is the same either way (see tasks.go). The extension defines no
+	// tool-level field for this, so it is not sent in tools/list.
+	TaskSupport TaskSupport `json:"-"`
 }
 
 // WriteScope is the scope of the tools that change something on a server, by the
@@ -73,13 +81,20 @@ var (
 )
 
 // AddTool registers a typed tool. The input schema is generated from In (a struct) and
-// every call's arguments are validated against it before h runs. The output schema is
-// generated from Out and the result carries structuredContent plus its JSON as text
-// ([JSONText]; the output's own text instead when Out is a [TextRenderer]), with two
-// exceptions. If Out is *CallToolResult, h builds the result itself. If Out is any
-// (and t sets no OutputSchema), the tool publishes no output schema, as in the Go SDK:
-// a result that is a JSON object still comes as structuredContent and text, any other
-// value as text only.
+// every call's arguments are validated against it before h runs. What the result
+// carries follows [ServerOptions].OutputSchemas, the one output policy:
+//
+//   - Off (the default): no output schema is published. An output whose JSON is an
+//     object comes as structuredContent plus that JSON as text ([JSONText]); an output
+//     that is a [TextRenderer] comes as its MCPText only; any other value as its JSON
+//     text only; nil (or a nil pointer) as an empty result.
+//   - On: the output schema is generated from Out (unless t sets one) and published,
+//     and the result carries structuredContent plus its JSON as text (the output's
+//     MCPText instead when Out is a [TextRenderer]). If Out is any and t sets no
+//     OutputSchema, the tool publishes none and answers as when the option is off, as
+//     in the Go SDK.
+//
+// If Out is *CallToolResult, h builds the result itself either way.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
 	if len(tool.InputSchema) == 0 {
@@ -90,6 +105,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	if !raw && !untyped && len(tool.OutputSchema) == 0 {
 		tool.OutputSchema = SchemaFor[Out]()
 	}
+	typed := !raw && !untyped && s.opts.OutputSchemas
 	s.addTool(tool, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -99,13 +115,13 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 		if err != nil {
 			return nil, err
 		}
-		if raw {
+		switch {
+		case raw:
 			return any(out).(*CallToolResult), nil
+		case typed:
+			return structuredResult(out)
 		}
-		if untyped {
-			return untypedResult(out)
-		}
-		return structuredResult(out)
+		return untypedResult(out)
 	})
 }
 
@@ -129,12 +145,22 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 		tool.Scopes = append(slices.Clip(tool.Scopes), w) // the caller's slice stays as it was
 	}
 	rt := &registeredTool{tool: tool, handler: h}
+	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
+	if !s.opts.OutputSchemas {
+		rt.tool.OutputSchema = nil // the one output policy: see ServerOptions.OutputSchemas
+	}
 	var err error
 	if rt.validate, err = s.compileArguments(tool.InputSchema); err != nil {
 		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
-	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
+	switch tool.TaskSupport {
+	case TaskForbidden:
+	case TaskOptional, TaskRequired:
+		s.tasks.capable.Store(true)
+	default:
+		panic(fmt.Sprintf("mcpkit: tool %q has an unknown TaskSupport %q", tool.Name, tool.TaskSupport))
+	}
 	s.tools.put(tool.Name, rt)
 }
 
@@ -192,6 +218,7 @@ type callParams struct {
 	Arguments      json.RawMessage            `json:"arguments"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	RequestState   string                     `json:"requestState"`
+	TaskID         string                     `json:"taskId"` // tasks/get, tasks/update, tasks/cancel
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
@@ -207,6 +234,10 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if rt == nil {
 		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
 	}
+	withTasks := req.Modern() && req.Meta.ClientCapabilities.HasExtension(ExtensionTasks)
+	if rt.tool.TaskSupport == TaskRequired && !withTasks {
+		return nil, missingTasksExtension("tool %q runs only as a task, which needs the %s extension: the client did not declare it in this request's capabilities", p.Name, ExtensionTasks)
+	}
 	args := p.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -220,6 +251,20 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if msg := rt.validate(args); msg != "" {
 		return ToolError(fmt.Sprintf("invalid arguments for tool %s: %s", p.Name, msg)), nil
 	}
+	if withTasks && rt.tool.TaskSupport != TaskForbidden {
+		return s.tasks.call(ctx, req, rt, args)
+	}
+	res, err := s.runTool(ctx, req, rt, args)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runTool runs a tool's handler on validated arguments and makes its result one
+// tools/call answers with: a Go error becomes an isError result, an *Error,
+// ErrInputRequired or the end of ctx is returned as an error.
+func (s *Server) runTool(ctx context.Context, req *Request, rt *registeredTool, args json.RawMessage) (*CallToolResult, error) {
 	res, err := rt.handler(ctx, req, args)
 	if err != nil {
 		var rpcErr *Error

@@ -64,36 +64,36 @@ const (
 
 // ListProjectsInput selects whose projects to list.
 type ListProjectsInput struct {
-	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization; with none configured every organization the token sees is listed. The local store has one organization named local."`
+	Organization string `json:"organization,omitempty"`
 }
 
 // SearchIssuesInput is an issue search.
 type SearchIssuesInput struct {
-	Organization string   `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	Query        string   `json:"query,omitempty" jsonschema_description:"Sentry search syntax. Free text matches title, culprit, exception and message; key:value filters such as is:unresolved or level:error or environment:production or release:1.2.3 or any tag (browser:Chrome); firstSeen:-6h or firstSeen:>2026-12-01 (or lastSeen); !key:value negates. Empty means Sentry's default (is:unresolved)."`
-	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema_description:"Time window ending now: numbers with units s/m/h/d/w such as 90m, 6h30m, 24h or 3d. Default 14d. Not with start."`
-	Start        string   `json:"start,omitempty" jsonschema_description:"Window start (RFC 3339 such as 2026-05-01T00:00:00Z, or a date); without end the window runs until now."`
-	End          string   `json:"end,omitempty" jsonschema_description:"Window end (RFC 3339); needs start."`
-	Sort         string   `json:"sort,omitempty" jsonschema_description:"Order: date (last seen; the default) or new (first seen) or freq (event count) or user (users affected)." jsonschema:"enum=date,enum=new,enum=freq,enum=user"`
-	Environment  []string `json:"environment,omitempty" jsonschema_description:"Only events from these environments (such as production)."`
-	Project      []string `json:"project,omitempty" jsonschema_description:"Only these projects: ids or slugs as list_projects shows them."`
-	Limit        int      `json:"limit,omitempty" jsonschema_description:"Issues per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
-	Cursor       string   `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page to get the next one. Keep the other arguments unchanged."`
+	Organization string   `json:"organization,omitempty"`
+	Query        string   `json:"query,omitempty" jsonschema_description:"Sentry search syntax: free text (title, culprit, exception, message); key:value filters such as is:unresolved level:error environment:production release:shop@1.2.3 error.type:TypeError user.email:*@example.com or any tag; times_seen:>10; firstSeen:-24h or lastSeen:>2026-12-01; !key:value negates. Empty: is:unresolved."`
+	StatsPeriod  string   `json:"statsPeriod,omitempty" jsonschema_description:"Window ending now: numbers with units s/m/h/d/w (90m, 6h30m, 3d). Not with start." jsonschema:"default=14d"`
+	Start        string   `json:"start,omitempty" jsonschema_description:"RFC 3339 or a date; without end, until now."`
+	End          string   `json:"end,omitempty" jsonschema_description:"Needs start."`
+	Sort         string   `json:"sort,omitempty" jsonschema_description:"date: last seen; new: first seen; freq: events; user: users affected" jsonschema:"enum=date,enum=new,enum=freq,enum=user,default=date"`
+	Environment  []string `json:"environment,omitempty"`
+	Project      []string `json:"project,omitempty" jsonschema_description:"Ids or slugs (list_projects)"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
+	Cursor       string   `json:"cursor,omitempty"`
 }
 
 // GetIssueInput names one issue.
 type GetIssueInput struct {
-	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema_description:"The issue id (numeric for Sentry) or short id such as BACKEND-3F."`
+	Organization string `json:"organization,omitempty"`
+	IssueID      string `json:"issueId"`
 }
 
 // GetEventInput names one event of an issue.
 type GetEventInput struct {
-	Organization   string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	IssueID        string `json:"issueId" jsonschema_description:"The issue the event belongs to."`
-	EventID        string `json:"eventId,omitempty" jsonschema_description:"latest (the default) or oldest or a 32-character event id from list_issue_events."`
-	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema_description:"Stack frames kept per exception (in-app frames first): 1 to 200. Default 30." jsonschema:"minimum=0,maximum=200"`
-	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema_description:"Most recent breadcrumbs kept: 0 to 100. Default 20." jsonschema:"minimum=0,maximum=100"`
+	Organization   string `json:"organization,omitempty"`
+	IssueID        string `json:"issueId"`
+	EventID        string `json:"eventId,omitempty" jsonschema_description:"latest, oldest or an event id from list_issue_events" jsonschema:"default=latest"`
+	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema_description:"Per exception, in-app first" jsonschema:"minimum=0,maximum=200,default=30"`
+	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema_description:"The most recent" jsonschema:"minimum=0,maximum=100,default=20"`
 
 	// codes are the server's code mappings and in-app prefixes, set by the server
 	// (never by a client: the field is not part of the input schema). Backends pass
@@ -103,17 +103,17 @@ type GetEventInput struct {
 
 // ListIssueEventsInput pages through an issue's events.
 type ListIssueEventsInput struct {
-	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema_description:"The issue whose events to list."`
-	Limit        int    `json:"limit,omitempty" jsonschema_description:"Events per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
-	Cursor       string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page."`
+	Organization string `json:"organization,omitempty"`
+	IssueID      string `json:"issueId"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
+	Cursor       string `json:"cursor,omitempty"`
 }
 
 // GetTagValuesInput names one tag of an issue.
 type GetTagValuesInput struct {
-	Organization string `json:"organization,omitempty" jsonschema_description:"Organization slug. Defaults to the configured organization."`
-	IssueID      string `json:"issueId" jsonschema_description:"The issue whose events to count."`
-	Key          string `json:"key" jsonschema_description:"Tag key such as environment or release or browser or server_name or user."`
-	Limit        int    `json:"limit,omitempty" jsonschema_description:"Values per page: 1 to 100. Default 25." jsonschema:"minimum=0,maximum=100"`
-	Cursor       string `json:"cursor,omitempty" jsonschema_description:"The nextCursor of the previous page."`
+	Organization string `json:"organization,omitempty"`
+	IssueID      string `json:"issueId"`
+	Key          string `json:"key"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
+	Cursor       string `json:"cursor,omitempty"`
 }

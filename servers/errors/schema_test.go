@@ -11,15 +11,19 @@ import (
 )
 
 // TestSchemasOfInputsAndResults reflects every tool input and result type the way
-// mcpkit will (flat, no $ref) and checks that the jsonschema tags parse: every
-// property has a description, and enums and bounds come through.
+// mcpkit will (flat, no $ref) and checks that the jsonschema tags parse: every result
+// property has a description (the documentation of the results, which publish no
+// output schema), and enums and bounds come through. Input properties need no
+// description of their own: TestEveryArgumentExplained checks that the model is told
+// what each means.
 func TestSchemasOfInputsAndResults(t *testing.T) {
 	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true}
 	types := []any{
 		ListProjectsInput{}, SearchIssuesInput{}, GetIssueInput{}, GetEventInput{}, ListIssueEventsInput{}, GetTagValuesInput{},
 		ProjectList{}, IssueList{}, IssueDetail{}, Event{}, EventList{}, TagValueList{},
 	}
-	for _, v := range types {
+	for i, v := range types {
+		input := i < 6
 		name := reflect.TypeOf(v).Name()
 		s := r.Reflect(v)
 		b, err := json.Marshal(s)
@@ -37,7 +41,7 @@ func TestSchemasOfInputsAndResults(t *testing.T) {
 			}
 			if s.Properties != nil {
 				for p := s.Properties.Oldest(); p != nil; p = p.Next() {
-					if p.Value.Description == "" {
+					if p.Value.Description == "" && !input {
 						missing = append(missing, path+"."+p.Key)
 					}
 					walk(path+"."+p.Key, p.Value)
@@ -64,5 +68,31 @@ func TestSchemasOfInputsAndResults(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"issueId"}, r.Reflect(GetEventInput{}).Required); diff != "" {
 		t.Errorf("GetEventInput required (-want +got):\n%s", diff)
+	}
+}
+
+// TestEveryArgumentExplained: each argument of each tool is explained somewhere a
+// model reads, once: its own schema description, the tool's description, or (for
+// what the tools share: organization, issueId, limit, cursor) the instructions, by
+// name.
+func TestEveryArgumentExplained(t *testing.T) {
+	store := openTestStore(t, t.TempDir())
+	defer store.Close()
+	s := New(Config{Logger: quietLogger}, store)
+	instructions := instructions(Config{}, store)
+	for _, tl := range s.Tools() {
+		var sc struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &sc); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range sc.Properties {
+			if p.Description == "" && !strings.Contains(tl.Description, name) && !strings.Contains(instructions, name) {
+				t.Errorf("%s.%s: neither its schema, the tool's description nor the instructions say what it is", tl.Name, name)
+			}
+		}
 	}
 }

@@ -22,24 +22,21 @@ var ToolNames = []string{ToolListProjects, ToolSearchIssues, ToolGetIssue, ToolG
 // Tool descriptions say when to use each tool; what the arguments mean is in the input
 // schemas. Examples use syntax both backends accept.
 const (
-	descListProjects = "List the projects that report errors (and for Sentry the organizations). " +
-		"Use it to learn project slugs or ids for search_issues' project filter and organization slugs; on the local store it also counts each project's issues and events."
+	descListProjects = "List the projects that report errors (with Sentry, also the organizations): the ids or slugs search_issues' project takes; on the local store with each project's issue and event counts."
 
-	descSearchIssues = "Find error issues (events grouped by cause) with Sentry search syntax. Start here for questions such as 'what is failing in production since this morning'. " +
-		`Query examples: is:unresolved level:error; environment:production release:shop@1.2.3; "card declined"; error.type:TypeError; !browser.name:Chrome; user.email:*@example.com; times_seen:>10 firstSeen:-24h. ` +
-		"Time window: statsPeriod such as 24h or 6h30m (default 14d), or start (until now, or until end). Sort: date (last seen) or new or freq or user. " +
-		"Then call get_issue or get_event with an issue's id."
+	descSearchIssues = "Find error issues (events grouped by cause) with Sentry search syntax; start here for questions such as 'what is failing in production since this morning'. " +
+		"Window: statsPeriod, or start (and end). Then call get_issue or get_event with an issue's id."
 
 	descGetIssue = "Get one issue: title, culprit, level, status, event and user counts, first and last seen, and the top values of its tags (environment, release, user, server_name...). " +
-		"Use after search_issues to see what and who is affected; get_event shows the stack trace."
+		"Use it after search_issues to see what and who is affected; get_event shows the stack trace."
 
-	descGetEvent = "Get one event of an issue with what is needed to debug it: the exception chain (reported exception first, then its causes), stack frames with in-app frames first, their local file path (path) and the source lines around them, breadcrumbs, request, user, tags, release and environment. " +
-		"eventId: latest (default) or oldest or an id from list_issue_events. Lower maxFrames or maxBreadcrumbs for a shorter answer."
+	descGetEvent = "Get one event of an issue with what is needed to debug it: the exception chain (reported exception first, then its causes), stack frames in-app first with their local file path (path) and source lines, breadcrumbs, request, user, tags, release and environment. " +
+		"Lower maxFrames or maxBreadcrumbs for a shorter answer."
 
-	descListIssueEvents = "List an issue's events newest first (id, time, message, environment, release, user) to compare occurrences or pick one for get_event. Page with cursor."
+	descListIssueEvents = "List an issue's events newest first (id, time, message, environment, release, user) to compare occurrences or pick one for get_event."
 
-	descGetTagValues = "Count the values of one tag across an issue's events, most frequent first, to see which releases, environments, browsers, servers or users are affected. " +
-		"Use the keys get_issue shows, such as release or environment or browser.name or server_name or user. Page with cursor."
+	descGetTagValues = "Count the values of one tag (key) across an issue's events, most frequent first: which releases, environments, browsers, servers or users are affected. " +
+		"Keys are those get_issue shows, such as release, environment, browser.name, server_name or user."
 )
 
 // tools is the server's tool table: the six read-only tools in tools/list order.
@@ -52,7 +49,7 @@ func tools(b Backend, remote bool) []mcpkit.ServerTool {
 	}
 	return []mcpkit.ServerTool{
 		readTool(ToolListProjects, descListProjects, ann, b.ListProjects),
-		readTool(ToolSearchIssues, descSearchIssues, ann, b.SearchIssues),
+		searchTool(remote, ann, b.SearchIssues),
 		readTool(ToolGetIssue, descGetIssue, ann, b.GetIssue),
 		readTool(ToolGetEvent, descGetEvent, ann, b.GetEvent),
 		readTool(ToolListIssueEvents, descListIssueEvents, ann, b.ListIssueEvents),
@@ -72,6 +69,22 @@ func tools(b Backend, remote bool) []mcpkit.ServerTool {
 func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
 	return mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: ann},
 		func(ctx context.Context, _ *mcpkit.Request, in In) (any, error) {
+			return op(ctx, in)
+		})
+}
+
+// searchTool is the row of search_issues. Over Sentry a search can take seconds (a
+// wide window, a busy organization, a rate limit to wait out): it then reports how
+// long it has run to a client that asked for progress, and runs as a task
+// (TaskOptional) for a client with the Tasks extension once it outlasts mcpkit's
+// budget. The local store answers from memory and does neither.
+func searchTool[In, Out any](remote bool, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
+	if !remote {
+		return readTool(ToolSearchIssues, descSearchIssues, ann, op)
+	}
+	return mcpkit.NewServerTool(&mcpkit.Tool{Name: ToolSearchIssues, Description: descSearchIssues, Annotations: ann, TaskSupport: mcpkit.TaskOptional},
+		func(ctx context.Context, req *mcpkit.Request, in In) (any, error) {
+			defer mcpkit.ReportElapsed(ctx, req, 0, "the Sentry search")()
 			return op(ctx, in)
 		})
 }

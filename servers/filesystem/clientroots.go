@@ -57,6 +57,7 @@ func (a *access) rootsFor(ctx context.Context, req *mcpkit.Request) (*Roots, fun
 // request's roots.
 func withRoots[In, Out any](a *access, op func(*Roots, context.Context, In) (Out, error)) mcpkit.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *mcpkit.Request, in In) (Out, error) {
+		ctx = mcpkit.WithProgress(ctx, req, 0) // the walks report progress through it
 		rs, release, err := a.rootsFor(ctx, req)
 		if err != nil {
 			var zero Out

@@ -20,16 +20,16 @@ const (
 
 // Edit is one exact replacement.
 type Edit struct {
-	OldText string `json:"oldText" jsonschema_description:"Exact text to replace including whitespace and indentation; LF line breaks also match a CRLF file"`
-	NewText string `json:"newText" jsonschema_description:"Text to put in its place"`
+	OldText string `json:"oldText" jsonschema_description:"Exact text, indentation included (LF also matches CRLF)"`
+	NewText string `json:"newText"`
 }
 
 // EditFileInput is a list of exact replacements applied in order.
 type EditFileInput struct {
-	Path       string `json:"path" jsonschema_description:"File to edit: absolute inside an allowed directory or relative to the first one"`
-	Edits      []Edit `json:"edits" jsonschema_description:"Replacements applied in order; each sees the result of the previous one" jsonschema:"minItems=1"`
-	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema_description:"Replace every occurrence of each oldText; by default an oldText that occurs more than once is an error"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"Only show the diff; do not change the file"`
+	Path       string `json:"path"`
+	Edits      []Edit `json:"edits" jsonschema:"minItems=1"`
+	ReplaceAll bool   `json:"replaceAll,omitempty"`
+	DryRun     bool   `json:"dryRun,omitempty"`
 }
 
 // EditFileOutput shows what changed.

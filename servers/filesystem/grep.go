@@ -35,16 +35,16 @@ const (
 
 // SearchFileContentsInput is a grep over a tree.
 type SearchFileContentsInput struct {
-	Path             string   `json:"path,omitempty" jsonschema_description:"Directory (or a single file) to search; empty means the first allowed directory"`
-	Pattern          string   `json:"pattern" jsonschema_description:"Regular expression in Go RE2 syntax (no backreferences or lookaround) or plain text when literal is true"`
-	Literal          bool     `json:"literal,omitempty" jsonschema_description:"Treat pattern as plain text instead of a regular expression"`
-	CaseInsensitive  bool     `json:"caseInsensitive,omitempty" jsonschema_description:"Match regardless of letter case"`
-	Include          string   `json:"include,omitempty" jsonschema_description:"Only search files whose name or relative path matches this glob (for example *.go or src/**/*.{ts,tsx})"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns of files and directories to leave out"`
-	ContextLines     int      `json:"contextLines,omitempty" jsonschema_description:"Lines of context to show before and after each match (at most 10)" jsonschema:"minimum=0,maximum=10"`
-	MaxResults       int      `json:"maxResults,omitempty" jsonschema_description:"Stop after this many matching lines (default 100; at most 2000)" jsonschema:"minimum=0,maximum=2000"`
-	MaxFileBytes     int64    `json:"maxFileBytes,omitempty" jsonschema_description:"Skip files larger than this many bytes (default 10485760)" jsonschema:"minimum=0"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Skip what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
+	Path             string   `json:"path,omitempty"`
+	Pattern          string   `json:"pattern"`
+	Literal          bool     `json:"literal,omitempty"`
+	CaseInsensitive  bool     `json:"caseInsensitive,omitempty"`
+	Include          string   `json:"include,omitempty"`
+	Exclude          []string `json:"excludePatterns,omitempty"`
+	ContextLines     int      `json:"contextLines,omitempty" jsonschema:"minimum=0,maximum=10"`
+	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"minimum=0,maximum=2000,default=100"`
+	MaxFileBytes     int64    `json:"maxFileBytes,omitempty" jsonschema:"minimum=0,default=10485760"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"default=true"`
 }
 
 // ContentMatch is one matching line.
@@ -111,7 +111,7 @@ func (rs *Roots) SearchFileContents(ctx context.Context, in SearchFileContentsIn
 		out.Visited = 1
 		return out, nil
 	}
-	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries searched"},
 		func(e *walkEntry) error {
 			if !e.info.Mode().IsRegular() {
 				return nil

@@ -9,7 +9,7 @@ import (
 
 // GetFileInfoInput names one path.
 type GetFileInfoInput struct {
-	Path string `json:"path" jsonschema_description:"File or directory: absolute inside an allowed directory or relative to the first one"`
+	Path string `json:"path"`
 }
 
 // FileInfo describes a path without following it if it is a symbolic link.

@@ -19,10 +19,10 @@ const (
 
 // ListDirectoryInput pages through one directory.
 type ListDirectoryInput struct {
-	Path   string `json:"path,omitempty" jsonschema_description:"Directory to list: absolute inside an allowed directory or relative to the first one; empty means the first allowed directory"`
-	SortBy string `json:"sortBy,omitempty" jsonschema_description:"Order of entries: name (A to Z) or size (largest first) or modified (newest first); default name" jsonschema:"enum=name,enum=size,enum=modified"`
-	Offset int    `json:"offset,omitempty" jsonschema_description:"Number of entries to skip (for the next page pass the previous nextOffset)" jsonschema:"minimum=0"`
-	Limit  int    `json:"limit,omitempty" jsonschema_description:"Maximum entries to return (default 500; at most 5000)" jsonschema:"minimum=0,maximum=5000"`
+	Path   string `json:"path,omitempty"`
+	SortBy string `json:"sortBy,omitempty" jsonschema_description:"size: largest first; modified: newest first" jsonschema:"enum=name,enum=size,enum=modified,default=name"`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=5000,default=500"`
 }
 
 // DirEntry is one entry of a directory listing. Symbolic links are reported as links

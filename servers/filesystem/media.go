@@ -20,8 +20,8 @@ const (
 
 // ReadMediaFileInput names an image, audio or other binary file.
 type ReadMediaFileInput struct {
-	Path     string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema_description:"Refuse files larger than this many bytes (default 10485760; at most 52428800)" jsonschema:"minimum=0,maximum=52428800"`
+	Path     string `json:"path"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"minimum=0,maximum=52428800,default=10485760"`
 }
 
 // ReadMediaFileOutput is a whole file as base64 with its MIME type.

@@ -14,8 +14,8 @@ const (
 
 // ReadMultipleFilesInput names several text files to read at once.
 type ReadMultipleFilesInput struct {
-	Paths           []string `json:"paths" jsonschema_description:"Files to read (at most 50): absolute inside an allowed directory or relative to the first one" jsonschema:"minItems=1,maxItems=50"`
-	MaxBytesPerFile int      `json:"maxBytesPerFile,omitempty" jsonschema_description:"Cap on each file's returned text in bytes (default 32768; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
+	Paths           []string `json:"paths" jsonschema:"minItems=1,maxItems=50"`
+	MaxBytesPerFile int      `json:"maxBytesPerFile,omitempty" jsonschema:"minimum=0,maximum=4194304,default=32768"`
 }
 
 // FileReadResult is one file's text or the reason it could not be read.

@@ -29,17 +29,17 @@ const (
 // around it, or startLine to endLine), the first lines (head), the last lines (tail) or
 // the reference server's 0-based offset and limit, always bounded by maxBytes.
 type ReadTextFileInput struct {
-	Path        string `json:"path" jsonschema_description:"File to read: absolute inside an allowed directory or relative to the first one"`
-	Line        int    `json:"line,omitempty" jsonschema_description:"Line to read, 1-based as in stack traces" jsonschema:"minimum=1"`
-	Context     int    `json:"context,omitempty" jsonschema_description:"Lines to add before and after" jsonschema:"minimum=0"`
-	StartLine   int    `json:"startLine,omitempty" jsonschema_description:"First line to read, 1-based" jsonschema:"minimum=1"`
-	EndLine     int    `json:"endLine,omitempty" jsonschema_description:"Last line to read, included" jsonschema:"minimum=1"`
-	LineNumbers bool   `json:"lineNumbers,omitempty" jsonschema_description:"Prefix each line with its number"`
-	Offset      int    `json:"offset,omitempty" jsonschema_description:"Lines to skip (0-based: line N is offset N-1)" jsonschema:"minimum=0"`
-	Limit       int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return; 0 means as many as fit in maxBytes" jsonschema:"minimum=0"`
-	Head        int    `json:"head,omitempty" jsonschema_description:"Return only the first N lines (same as offset 0 with limit N)" jsonschema:"minimum=0"`
-	Tail        int    `json:"tail,omitempty" jsonschema_description:"Return only the last N lines; reads only the end of the file" jsonschema:"minimum=0"`
-	MaxBytes    int    `json:"maxBytes,omitempty" jsonschema_description:"Cap on the returned text in bytes (default 131072; at most 4194304)" jsonschema:"minimum=0,maximum=4194304"`
+	Path        string `json:"path"`
+	Line        int    `json:"line,omitempty" jsonschema:"minimum=1"`
+	Context     int    `json:"context,omitempty" jsonschema:"minimum=0"`
+	StartLine   int    `json:"startLine,omitempty" jsonschema:"minimum=1"`
+	EndLine     int    `json:"endLine,omitempty" jsonschema:"minimum=1"`
+	LineNumbers bool   `json:"lineNumbers,omitempty"`
+	Offset      int    `json:"offset,omitempty" jsonschema:"minimum=0"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"minimum=0"`
+	Head        int    `json:"head,omitempty" jsonschema:"minimum=0"`
+	Tail        int    `json:"tail,omitempty" jsonschema:"minimum=0"`
+	MaxBytes    int    `json:"maxBytes,omitempty" jsonschema:"minimum=0,maximum=4194304,default=131072"`
 }
 
 // lineArgs reports whether the read is selected by 1-based lines.

@@ -99,7 +99,7 @@ func TestGoSDKClientRootsNarrow(t *testing.T) {
 			if res.IsError || txt != want {
 				t.Errorf("list_allowed_directories = %s; want %s", txt, want)
 			}
-			if res, txt := call("read_text_file", map[string]any{"path": "note.md"}); res.IsError || txt != "# Note\nthe needle is here\n" || res.StructuredContent == nil {
+			if res, txt := call("read_text_file", map[string]any{"path": "note.md"}); res.IsError || txt != "# Note\nthe needle is here\n" || res.StructuredContent != nil {
 				t.Errorf("reading inside the client's root: %s", txt)
 			}
 			if res, txt := call("read_text_file", map[string]any{"path": filepath.Join(dir, "hello.txt")}); !res.IsError {

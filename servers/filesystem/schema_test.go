@@ -18,8 +18,10 @@ func toolReflector() *jsonschema.Reflector {
 }
 
 // TestToolSchemas reflects every input and output struct the tools will use and checks
-// the tags: a flat object schema without $ref or $defs, a description on every
-// property at every depth, and required exactly where an input needs a value.
+// the tags: a flat object schema without $ref or $defs, a description on every output
+// property at every depth (published with mcpkit's OutputSchemas), and required
+// exactly where an input needs a value. Input properties need no description of their
+// own: TestEveryArgumentExplained checks that the model is told what each means.
 func TestToolSchemas(t *testing.T) {
 	tests := []struct {
 		v        any
@@ -70,7 +72,9 @@ func TestToolSchemas(t *testing.T) {
 			if m["type"] != "object" {
 				t.Errorf("type = %v; want object", m["type"])
 			}
-			checkDescriptions(t, name, m)
+			if tt.required == nil {
+				checkDescriptions(t, name, m)
+			}
 			if tt.required != nil {
 				got := []string{}
 				for _, r := range s.Required {
@@ -116,5 +120,28 @@ func TestSchemaEnumsAndDefaults(t *testing.T) {
 	pat, _ := s.Properties.Get("pattern")
 	if !strings.Contains(pat.Description, "{a,b}") {
 		t.Errorf("escaped comma lost in description: %q", pat.Description)
+	}
+}
+
+// TestEveryArgumentExplained: each argument of each tool is explained somewhere a
+// model reads, at no more cost than once: its own schema description, the tool's
+// description, or (for what every tool shares, such as path) the server's
+// instructions, by name.
+func TestEveryArgumentExplained(t *testing.T) {
+	s := newServerOn(t, Config{AllowWrites: true}, t.TempDir())
+	for _, tl := range s.Tools() {
+		var sc struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &sc); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range sc.Properties {
+			if p.Description == "" && !strings.Contains(tl.Description, name) && !strings.Contains(instructions, name) {
+				t.Errorf("%s.%s: neither its schema, the tool's description nor the instructions say what it is", tl.Name, name)
+			}
+		}
 	}
 }

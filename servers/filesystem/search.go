@@ -17,11 +17,11 @@ const (
 
 // SearchFilesInput finds files and directories by name or relative path.
 type SearchFilesInput struct {
-	Path             string   `json:"path,omitempty" jsonschema_description:"Directory to search under; empty means the first allowed directory"`
-	Pattern          string   `json:"pattern" jsonschema_description:"Glob: without a slash it matches names at any depth (*.go or README*); with a slash it matches the path relative to path (src/**/test_*.py); ** spans directories and {a,b} gives alternatives"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns of files and directories to leave out"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Skip what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
-	MaxResults       int      `json:"maxResults,omitempty" jsonschema_description:"Stop after this many matches (default 200; at most 5000)" jsonschema:"minimum=0,maximum=5000"`
+	Path             string   `json:"path,omitempty"`
+	Pattern          string   `json:"pattern" jsonschema_description:"Without a slash it matches names at any depth, with one the path relative to path; ** spans directories, {a,b} gives alternatives"`
+	Exclude          []string `json:"excludePatterns,omitempty"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"default=true"`
+	MaxResults       int      `json:"maxResults,omitempty" jsonschema:"minimum=0,maximum=5000,default=200"`
 }
 
 // FileMatch is one file or directory whose name or path matched.
@@ -58,7 +58,7 @@ func (rs *Roots) SearchFiles(ctx context.Context, in SearchFilesInput) (SearchFi
 		return SearchFilesOutput{}, err
 	}
 	out := SearchFilesOutput{Path: display, Matches: []FileMatch{}}
-	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries examined"},
 		func(e *walkEntry) error {
 			if !pattern.match(e.rel) {
 				return nil

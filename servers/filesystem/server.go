@@ -23,9 +23,16 @@ type Config struct {
 // serverName is the serverInfo name and the binary's name.
 const serverName = "mcp-server-filesystem"
 
-// instructions tell the model how the tools fit together; the per-tool descriptions
-// carry the details.
-const instructions = `Confined access to local directories. Every path is absolute inside an allowed directory or relative to the first one; call list_allowed_directories when unsure where files are. Find files by name with search_files and text inside files with search_file_contents; read with read_text_file (line ranges, head, tail) or read_multiple_files. Results are bounded: when a result says truncated, its hint says how to get the rest.`
+// instructions say once what every tool shares, so the descriptions need not repeat
+// it: where paths lead, how a cut result is marked and continued, links, and how
+// excludePatterns and respectGitignore read. The per-tool descriptions say when to use
+// each tool.
+const instructions = `Files in the allowed directories only (list_allowed_directories shows them). ` +
+	`A path is absolute inside an allowed directory or relative to the first one; an optional path left out means the first. ` +
+	`Symbolic links are never followed out of the allowed directories. ` +
+	`Find files by name with search_files and text inside files with search_file_contents; read with read_text_file or read_multiple_files. ` +
+	`Results are bounded (maxBytes, maxResults, maxEntries: defaults and limits in the schema): when a result says truncated, its hint says how to get the rest (for a page, pass nextOffset as offset). ` +
+	`In excludePatterns a glob without a slash matches names at any depth; respectGitignore (default true) also leaves out what .gitignore files ignore and .git.`
 
 // New builds the MCP server over roots: the read tools, the write tools only when
 // cfg.AllowWrites (without it the server is ReadOnly, which leaves out every tool not

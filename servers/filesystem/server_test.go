@@ -126,8 +126,8 @@ func TestToolsGolden(t *testing.T) {
 }
 
 // TestDescriptionsSayWhenToUse checks the parts of the descriptions a model relies on
-// to choose: names versus contents search point at each other, and every tool whose
-// result can be cut says how truncation is reported.
+// to choose: names versus contents search point at each other, and the instructions
+// say once, for every tool whose result can be cut, how truncation is reported.
 func TestDescriptionsSayWhenToUse(t *testing.T) {
 	s := newServerOn(t, Config{AllowWrites: true}, t.TempDir())
 	desc := map[string]string{}
@@ -145,9 +145,9 @@ func TestDescriptionsSayWhenToUse(t *testing.T) {
 			t.Errorf("%s description lacks %q: %s", tc.tool, tc.phrase, desc[tc.tool])
 		}
 	}
-	for _, name := range []string{"list_directory", "directory_tree", "read_text_file", "read_multiple_files", "search_files", "search_file_contents", "edit_file"} {
-		if !strings.Contains(desc[name], "truncated") {
-			t.Errorf("%s description does not say how a cut result is marked: %s", name, desc[name])
+	for _, phrase := range []string{"Results are bounded", "truncated", "hint", "nextOffset as offset"} {
+		if !strings.Contains(instructions, phrase) {
+			t.Errorf("the instructions do not say how a cut result is marked (%q): %s", phrase, instructions)
 		}
 	}
 }
@@ -186,9 +186,11 @@ func TestEveryToolBothRevisions(t *testing.T) {
 				t.Errorf("directory_tree with excludePatterns (-want +got):\n%s", d)
 			}
 
-			rt := structured[ReadTextFileOutput](t, "read_text_file", c.CallTool("read_text_file", map[string]any{"path": "hello.txt", "tail": 1}))
-			if rt.Content != "world\n" || rt.Encoding != "utf-8" {
-				t.Errorf("read_text_file tail 1 = %q (%s); want \"world\\n\" (utf-8)", rt.Content, rt.Encoding)
+			// The text alone (no structuredContent): a header naming the lines, then
+			// them; UTF-8 is not worth a mention.
+			rt := c.CallTool("read_text_file", map[string]any{"path": "hello.txt", "tail": 1})
+			if want := "[" + filepath.Join(dir, "hello.txt") + ": line 2 of 2]\nworld\n"; rt.IsError || rt.Text() != want || rt.StructuredContent != nil {
+				t.Errorf("read_text_file tail 1 = %q, structuredContent %s; want %q alone", rt.Text(), rt.StructuredContent, want)
 			}
 
 			media := c.CallTool("read_media_file", map[string]any{"path": "img.png"})
@@ -285,6 +287,12 @@ func TestBoundedResultsSayTruncated(t *testing.T) {
 		{"read_text_file", map[string]any{"path": "d/a.txt", "maxBytes": 3}},
 	} {
 		r := c.CallTool(tc.tool, tc.args)
+		if tc.tool == "read_text_file" { // text alone: the header says it
+			if !strings.Contains(r.Text(), "; truncated: ") {
+				t.Errorf("%s %v: %q; want a header saying truncated, with a hint", tc.tool, tc.args, r.Text())
+			}
+			continue
+		}
 		got := structured[mcpkit.Truncation](t, tc.tool, r)
 		if !got.Truncated || got.Hint == "" {
 			t.Errorf("%s %v: truncated=%v hint=%q; want truncated with a hint", tc.tool, tc.args, got.Truncated, got.Hint)

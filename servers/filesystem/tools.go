@@ -27,26 +27,28 @@ type ListAllowedDirectoriesOutput struct {
 // writes.
 var writeScope = mcpkit.WriteScope("files")
 
-const boundedNote = " Results are bounded: when truncated is true the result was cut and hint says how to get the rest."
-
 // tools is the server's tool table in tools/list order: the read tools, then the
 // tools that change files, which the ReadOnly server New builds without AllowWrites
-// leaves out (none of them is marked read-only) and which need writeScope. confirm says whether the writes that
-// destroy something ask the user first (not with --no-confirm); see confirm.go.
+// leaves out (none of them is marked read-only) and which need writeScope. confirm says
+// whether the writes that destroy something ask the user first (not with
+// --no-confirm); see confirm.go.
+//
+// What every tool shares (paths, bounded results, links, excludePatterns and
+// .gitignore) is said once in the server's instructions; a description says when to
+// use the tool rather than a neighbour and what it does that the schema cannot say,
+// and the schema carries the limits and defaults.
 func tools(a *access, confirm bool) []mcpkit.ServerTool {
-	writeAsks, editAsks, moveAsks := "Replacing an existing file asks the user to confirm first, showing its size and first lines; creating a new file does not. To change part of an existing file use edit_file instead.",
+	writeAsks, editAsks, moveAsks := " Replacing an existing file asks the user to confirm, showing its size and first lines; creating one does not.",
 		" The user confirms the diff before the file is written.",
-		" Replacing an existing file asks the user to confirm first."
+		"; replacing it asks the user to confirm"
 	if !confirm {
-		writeAsks, editAsks, moveAsks = "It overwrites without asking: to change part of an existing file use edit_file instead.", "", ""
+		writeAsks, editAsks, moveAsks = " It overwrites without asking.", "", ""
 	}
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
-			Name:  "list_allowed_directories",
-			Title: "List allowed directories",
-			Description: "List the directories this server may access (for this client: narrowed by the client's roots when it offers them). " +
-				"Every path another tool takes must lie inside one of them; a relative path is taken from the first. " +
-				"Call this first when you do not know where the files are.",
+			Name:        "list_allowed_directories",
+			Title:       "List allowed directories",
+			Description: "List the directories this server may access (narrowed by the client's roots when it offers them). Call it first when you do not know where the files are.",
 			Annotations: mcpkit.ReadOnly(),
 		}, func(ctx context.Context, req *mcpkit.Request, _ ListAllowedDirectoriesInput) (ListAllowedDirectoriesOutput, error) {
 			rs, release, err := a.rootsFor(ctx, req)
@@ -60,29 +62,26 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "list_directory",
 			Title: "List a directory",
-			Description: "List the entries of one directory with type, size and modification time, sorted by name, size or modified and paged with offset and limit. " +
-				"Use it to see what a single directory holds; use directory_tree for several levels at once and search_files to find entries by name. " +
-				"Symbolic links are shown as links and never followed." + boundedNote + " Pass nextOffset as offset for the next page.",
+			Description: "List one directory's entries with type, size and modification time, sorted and paged (offset, limit); links are shown, not followed. " +
+				"For several levels use directory_tree; to find names use search_files.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ListDirectory)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "directory_tree",
 			Title: "Directory tree",
-			Description: "Show a directory's tree several levels deep as a flat list of relative paths with types and file sizes (breadth first). " +
-				"By default it skips what .gitignore files ignore and the .git directory; leave out more with excludePatterns. " +
-				"Use it for an overview of a project's layout; use list_directory for one directory with details and search_files to find particular names. " +
-				"Bounded by maxDepth and maxEntries." + boundedNote,
+			Description: "Show a directory's tree several levels deep as a flat list of relative paths with types and file sizes, breadth first: a project's layout. " +
+				"list_directory shows one directory with details.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).DirectoryTree)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "read_text_file",
 			Title: "Read a text file",
-			Description: "Read a text file or part of it: lines by 1-based number (line with context around it, or startLine to endLine), the first lines (head) or the last lines (tail; only the end of the file is read). " +
-				"Returns the text itself (UTF-8, LF line breaks; numbered with lineNumbers) under a one-line header, when needed, with the lines read and the file's encoding (UTF-8, UTF-16, Latin-1) and line endings; binary files are refused (use read_media_file). " +
-				"Use it for one file; use read_multiple_files for several known files and search_file_contents to find where some text occurs. " +
-				"Output is capped at maxBytes and never splits a character." + boundedNote,
+			Description: "Read a text file or part of it: line with context lines around it, startLine to endLine (1-based, inclusive), head or tail (first or last N lines), or offset and limit (lines to skip, lines to return). " +
+				"Returns the text itself (UTF-8, LF; numbered with lineNumbers) after a one-line header when it is a part of the file or something is unusual (encoding, line breaks). " +
+				"Binary files are refused: use read_media_file. For several files use read_multiple_files; to find where text occurs, search_file_contents.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ReadTextFile)),
 
@@ -91,38 +90,34 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "read_multiple_files",
 			Title: "Read several text files",
-			Description: "Read up to 50 text files in one call, each from its start and capped at maxBytesPerFile. " +
-				"A file that fails (missing, binary, outside the allowed directories) is reported in its own entry and does not fail the others. " +
-				"Use it to review or compare several known files; use read_text_file for line ranges or the end of a file. " +
-				"Each file's result says truncated, with a hint, when it was cut.",
+			Description: "Read up to 50 text files (paths) from their start, each capped at maxBytesPerFile; a file that fails gets its own error and does not fail the others. " +
+				"For line ranges or a file's end use read_text_file.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ReadMultipleFiles)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "search_files",
 			Title: "Find files by name",
-			Description: "Find files and directories by name or relative path with a glob pattern (*.go, README*, src/**/test_*.py, {a,b} for alternatives), recursively below path. " +
-				"It matches names only, never file contents: to find text inside files use search_file_contents. " +
-				"Skips what .gitignore files ignore and the .git directory by default; leave out more with excludePatterns. " +
-				"Shallower matches come first and the list stops at maxResults." + boundedNote,
+			Description: "Find files and directories below path by name or relative path with a glob (*.go, README*, src/**/test_*.py, {a,b}), shallowest first. " +
+				"It matches names only, never file contents: to find text inside files use search_file_contents.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFiles)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "search_file_contents",
 			Title: "Search inside files",
-			Description: "Search the contents of files for a regular expression (Go RE2 syntax) or, with literal, a plain string, like grep: returns each matching line with its file, line number and optional context lines. " +
-				"Use it to find where code or text occurs; to find files by their name use search_files. " +
-				"Limit the files searched with include (a glob) and excludePatterns; binary files, files over maxFileBytes and what .gitignore ignores are skipped. " +
-				"The list stops at maxResults matching lines." + boundedNote,
+			Description: "Search the files below path (or one file) for pattern, a regular expression (Go RE2) or, with literal, plain text, like grep (caseInsensitive ignores case): each matching line with its file, line number and contextLines around it; to find files by their name use search_files. " +
+				"Narrow with include (a glob); binary files and files over maxFileBytes are skipped.",
 			Annotations: mcpkit.ReadOnly(),
+			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).SearchFileContents)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "get_file_info",
 			Title: "File information",
-			Description: "Get metadata of one file or directory without reading it: type, size, permissions, modification, access and creation times, hard link count, and for a symbolic link its target and whether it stays inside the allowed directories (links out are never followed). " +
-				"Use it to check that a path exists or how large a file is before reading it.",
+			Description: "Get a file's or directory's metadata without reading it: type, size, permissions, times, hard links and a symbolic link's target. " +
+				"Use it to check that a path exists or how large a file is.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).GetFileInfo)),
 
@@ -130,36 +125,31 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "write_file",
 			Title: "Write a file",
-			Description: "Create a file, or replace a file's whole content, with UTF-8 text. " +
-				"The write is atomic (a temporary file renamed into place), keeps an existing file's permissions and never goes through a symbolic link; the parent directory must exist (create it with create_directory). " +
-				writeAsks,
+			Description: "Create a file or replace its whole content with UTF-8 text, atomically, keeping an existing file's permissions; its directory must exist (create_directory)." +
+				writeAsks + " To change part of a file use edit_file.",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true, IdempotentHint: true},
 		}, withConfirm(a, (*Roots).writeFile)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "edit_file",
 			Title: "Edit a file",
-			Description: "Change an existing text file by exact replacements (oldText to newText), applied in order and all or nothing, and return a unified diff. " +
-				"Each oldText must match exactly, whitespace and indentation included, and occur once; set replaceAll to replace every occurrence. " +
-				"The file's encoding (UTF-8 with or without BOM, UTF-16, Latin-1), its CRLF line breaks and permissions are kept. " +
-				"Set dryRun to preview the diff without writing. Use write_file to replace a whole file." + editAsks +
-				" The diff is bounded: when truncated is true it was cut.",
+			Description: "Change a text file by edits, exact replacements (oldText to newText) applied in order and all or nothing, and return a unified diff. " +
+				"Each oldText must match exactly, whitespace included, and occur once, or set replaceAll to replace every occurrence. Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).editFile)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
-			Name:  "create_directory",
-			Title: "Create a directory",
-			Description: "Create a directory together with any missing parents; a directory that already exists is not an error. " +
-				"Use it before write_file when the target's directory does not exist yet.",
+			Name:        "create_directory",
+			Title:       "Create a directory",
+			Description: "Create a directory and any missing parents; one that exists already is not an error.",
 			Annotations: &mcpkit.ToolAnnotations{IdempotentHint: true},
 		}, withRoots(a, (*Roots).CreateDirectory)),
 
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "move_file",
 			Title: "Move or rename",
-			Description: "Move or rename a file or directory within one allowed directory; if destination is an existing directory the source moves into it under its own name. " +
-				"An existing destination file is an error unless overwrite is true." + moveAsks + " Moves between two different allowed directories are refused; a symbolic link is moved as a link.",
+			Description: "Move or rename source, a file or directory, to destination within one allowed directory (not between two); onto an existing directory it moves inside under its own name. " +
+				"An existing destination file is an error unless overwrite is true" + moveAsks + ".",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).moveFile)),
 	}
@@ -181,9 +171,8 @@ func readMediaTool(a *access) mcpkit.ServerTool {
 	return mcpkit.NewServerTool(&mcpkit.Tool{
 		Name:  "read_media_file",
 		Title: "Read an image or audio file",
-		Description: "Read an image or audio file whole and return it as image or audio content with its MIME type; any other binary file comes back as an embedded resource (base64 blob). " +
-			"Use it for pictures and sound; use read_text_file for text. " +
-			"Files larger than maxBytes are refused rather than cut, since part of an image is useless.",
+		Description: "Read an image or audio file whole as image or audio content with its MIME type; other binary files come as an embedded resource. " +
+			"Files over maxBytes are refused, not cut. For text use read_text_file.",
 		Annotations:  mcpkit.ReadOnly(),
 		OutputSchema: mcpkit.SchemaFor[MediaFileInfo](),
 	}, withRoots(a, func(rs *Roots, ctx context.Context, in ReadMediaFileInput) (*mcpkit.CallToolResult, error) {

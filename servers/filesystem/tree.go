@@ -22,11 +22,11 @@ const (
 
 // DirectoryTreeInput asks for a bounded view of a directory tree.
 type DirectoryTreeInput struct {
-	Path             string   `json:"path,omitempty" jsonschema_description:"Directory at the top of the tree; empty means the first allowed directory"`
-	MaxDepth         int      `json:"maxDepth,omitempty" jsonschema_description:"How many levels to show (1 = direct children only; default 3; at most 64)" jsonschema:"minimum=0,maximum=64"`
-	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema_description:"Stop after this many entries (default 500; at most 10000)" jsonschema:"minimum=0,maximum=10000"`
-	Exclude          []string `json:"excludePatterns,omitempty" jsonschema_description:"Glob patterns to leave out (for example node_modules or **/*.min.js); a pattern without a slash matches names at any depth"`
-	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema_description:"Leave out what .gitignore files ignore and the .git directory (default true)" jsonschema:"default=true"`
+	Path             string   `json:"path,omitempty"`
+	MaxDepth         int      `json:"maxDepth,omitempty" jsonschema_description:"1: direct children only" jsonschema:"minimum=0,maximum=64,default=3"`
+	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema:"minimum=0,maximum=10000,default=500"`
+	Exclude          []string `json:"excludePatterns,omitempty"`
+	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"default=true"`
 }
 
 // TreeEntry is one entry of a tree, named by its path relative to the top.
@@ -72,7 +72,7 @@ func (rs *Roots) DirectoryTree(ctx context.Context, in DirectoryTreeInput) (Dire
 	}
 	out := DirectoryTreeOutput{Path: display, Entries: []TreeEntry{}}
 	deepest := false
-	visited, err := walkTree(ctx, root, rel, walkOptions{maxDepth: depth, gitignore: boolOr(in.RespectGitignore, true), exclude: exclude},
+	visited, err := walkTree(ctx, root, rel, walkOptions{maxDepth: depth, gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries listed"},
 		func(e *walkEntry) error {
 			if len(out.Entries) == maxEntries {
 				out.Cut(fmt.Sprintf("stopped at maxEntries=%d; raise maxEntries (at most %d) or call again on a subdirectory or with exclude patterns", maxEntries, MaxTreeEntries))

@@ -3,6 +3,7 @@ package filesystem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
 // errSkipDir from a walk callback keeps the walk out of that directory.
@@ -23,6 +26,10 @@ type walkOptions struct {
 	gitignore bool // honour .gitignore files and skip .git directories
 	exclude   []globPattern
 	ownTemps  bool // also visit this server's temporary files (hidden otherwise: see isOwnTempFile)
+	// progress names what the walk reports progress on ("entries searched"): it
+	// reports entries visited of entries found so far (mcpkit.ReportProgress, when
+	// the client asked for progress or the call may run as a task).
+	progress string
 }
 
 // walkEntry is what a walk callback sees. dir is the open directory that holds the
@@ -63,7 +70,8 @@ func walkTree(ctx context.Context, root *Root, startRel string, opts walkOptions
 	if startSlash == "." {
 		startSlash = ""
 	}
-	visited := 0
+	visited, found := 0, 0
+	w := walker{ctx: ctx, opts: opts, visited: &visited, found: &found, report: opts.progress != "" && mcpkit.ProgressReported(ctx)}
 	queue := []walkDir{{rel: "", depth: 0, ign: ign}}
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -78,7 +86,7 @@ func walkTree(ctx context.Context, root *Root, startRel string, opts walkOptions
 				continue // vanished or swapped for a link since it was listed
 			}
 		}
-		subdirs, err := walkOneDir(d, wd, startSlash, opts, &visited, fn)
+		subdirs, err := w.walkOneDir(d, wd, startSlash, fn)
 		if d != start {
 			d.Close()
 		}
@@ -90,14 +98,27 @@ func walkTree(ctx context.Context, root *Root, startRel string, opts walkOptions
 		}
 		queue = append(queue, subdirs...)
 	}
+	if w.report {
+		mcpkit.ReportProgress(ctx, float64(visited), float64(max(found, visited)), fmt.Sprintf("%d of %d %s", visited, max(found, visited), opts.progress))
+	}
 	return visited, nil
 }
 
-func walkOneDir(d *os.Root, wd walkDir, startSlash string, opts walkOptions, visited *int, fn func(*walkEntry) error) ([]walkDir, error) {
+// walker is one walk's state across directories.
+type walker struct {
+	ctx            context.Context
+	opts           walkOptions
+	visited, found *int
+	report         bool // progress is reported
+}
+
+func (w *walker) walkOneDir(d *os.Root, wd walkDir, startSlash string, fn func(*walkEntry) error) ([]walkDir, error) {
+	opts, visited := w.opts, w.visited
 	names, err := readDirNames(d)
 	if err != nil {
 		return nil, nil // unreadable directory: skip it, keep walking
 	}
+	*w.found += len(names)
 	ign := wd.ign
 	if opts.gitignore {
 		if i := sort.SearchStrings(names, ".gitignore"); i < len(names) && names[i] == ".gitignore" {
@@ -105,23 +126,36 @@ func walkOneDir(d *os.Root, wd walkDir, startSlash string, opts walkOptions, vis
 		}
 	}
 	var subdirs []walkDir
-	for _, name := range names {
+	for i, name := range names {
+		if i%256 == 255 { // a large directory: notice a cancellation within it
+			if err := w.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if w.report {
+			mcpkit.ReportProgress(w.ctx, float64(*visited), float64(*w.found), fmt.Sprintf("%d of %d %s", *visited, *w.found, opts.progress))
+		}
 		info, err := d.Lstat(name)
 		if err != nil {
+			*w.found--
 			continue // removed since listing
 		}
 		if !opts.ownTemps && isOwnTempFile(name, info.Mode()) {
+			*w.found--
 			continue // an atomic write's temporary file, in flight or left by a killed server
 		}
 		isDir := info.IsDir()
 		rel := path.Join(wd.rel, name)
 		if opts.gitignore && isDir && name == ".git" {
+			*w.found--
 			continue
 		}
 		if opts.gitignore && ign.ignored(path.Join(startSlash, rel), isDir) {
+			*w.found--
 			continue
 		}
 		if anyGlobMatch(opts.exclude, rel) {
+			*w.found--
 			continue
 		}
 		*visited++

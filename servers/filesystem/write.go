@@ -11,8 +11,8 @@ import (
 
 // WriteFileInput replaces (or creates) a whole file.
 type WriteFileInput struct {
-	Path    string `json:"path" jsonschema_description:"File to write: absolute inside an allowed directory or relative to the first one; its directory must exist"`
-	Content string `json:"content" jsonschema_description:"The complete new content (UTF-8)"`
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // WriteFileOutput says what was written.
@@ -159,7 +159,7 @@ func atomicWrite(root *os.Root, rel string, data []byte, perm fs.FileMode, keepP
 
 // CreateDirectoryInput names a directory to create with its parents.
 type CreateDirectoryInput struct {
-	Path string `json:"path" jsonschema_description:"Directory to create (parents are created too): absolute inside an allowed directory or relative to the first one"`
+	Path string `json:"path"`
 }
 
 // CreateDirectoryOutput says whether anything was created.
@@ -189,9 +189,9 @@ func (rs *Roots) CreateDirectory(ctx context.Context, in CreateDirectoryInput) (
 
 // MoveFileInput renames a file or directory.
 type MoveFileInput struct {
-	Source      string `json:"source" jsonschema_description:"File or directory to move"`
-	Destination string `json:"destination" jsonschema_description:"New path; if it is an existing directory the source is moved into it under its own name"`
-	Overwrite   bool   `json:"overwrite,omitempty" jsonschema_description:"Replace an existing destination file (default false: an existing destination is an error)"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	Overwrite   bool   `json:"overwrite,omitempty"`
 }
 
 // MoveFileOutput says where the entry went.

@@ -32,13 +32,13 @@ const (
 type ListWorkflowRunsInput struct {
 	Owner    string `json:"owner"`
 	Repo     string `json:"repo"`
-	Workflow string `json:"workflow,omitempty" jsonschema_description:"Workflow file name (ci.yml) or ID"`
-	Branch   string `json:"branch,omitempty" jsonschema_description:"Head branch"`
-	Event    string `json:"event,omitempty" jsonschema_description:"Trigger event such as push"`
-	Status   string `json:"status,omitempty" jsonschema_description:"Status or conclusion such as failure"`
-	Actor    string `json:"actor,omitempty" jsonschema_description:"Login that started the run"`
+	Workflow string `json:"workflow,omitempty" jsonschema_description:"File name (ci.yml) or ID"`
+	Branch   string `json:"branch,omitempty"`
+	Event    string `json:"event,omitempty" jsonschema_description:"Such as push"`
+	Status   string `json:"status,omitempty" jsonschema_description:"Or conclusion, such as failure"`
+	Actor    string `json:"actor,omitempty" jsonschema_description:"Login that started it"`
 	Page     int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage  int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage  int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // WorkflowRun is one run of a workflow.
@@ -71,9 +71,9 @@ type WorkflowRunList struct {
 type JobLogInput struct {
 	Owner string `json:"owner"`
 	Repo  string `json:"repo"`
-	JobID int64  `json:"jobId,omitempty" jsonschema_description:"Job ID (or give runId)"`
-	RunID int64  `json:"runId,omitempty" jsonschema_description:"Run ID: reads its first failed job"`
-	Lines int    `json:"lines,omitempty" jsonschema_description:"Lines from the end (default 100)" jsonschema:"minimum=1,maximum=500"`
+	JobID int64  `json:"jobId,omitempty" jsonschema_description:"Or give runId"`
+	RunID int64  `json:"runId,omitempty" jsonschema_description:"Reads its first failed job"`
+	Lines int    `json:"lines,omitempty" jsonschema_description:"From the end" jsonschema:"minimum=1,maximum=500,default=100"`
 }
 
 // JobStep is one step of a job.
@@ -267,7 +267,11 @@ func (b *Backend) GetJobLogTail(ctx context.Context, in JobLogInput) (JobLogTail
 	if resp.StatusCode != http.StatusOK {
 		return out, fmt.Errorf("%s: the log store answered %s; logs expire after the repository's retention period", what, resp.Status)
 	}
-	cr := newCappedReader(resp.Body, maxLogReadBytes)
+	var body io.Reader = resp.Body
+	if mcpkit.ProgressReported(ctx) {
+		body = &progressReader{r: resp.Body, ctx: ctx, total: resp.ContentLength}
+	}
+	cr := newCappedReader(body, maxLogReadBytes)
 	if err := scanLog(&out, cr, want); err != nil {
 		return out, b.fail(err, what)
 	}
@@ -342,4 +346,26 @@ func stripTimestamp(s string) string {
 		return s[i+2:]
 	}
 	return s
+}
+
+// progressReader reports the bytes of a download read so far, of its length when
+// the server sent one (mcpkit.ReportProgress: rate-bounded, and nothing at all
+// unless the client asked for progress or the call runs as a task).
+type progressReader struct {
+	r     io.Reader
+	ctx   context.Context
+	total int64 // -1: unknown
+	n     int64
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	total := max(p.total, 0)
+	msg := fmt.Sprintf("%d KiB of the log read", p.n>>10)
+	if total > 0 {
+		msg = fmt.Sprintf("%d of %d KiB of the log read", p.n>>10, total>>10)
+	}
+	mcpkit.ReportProgress(p.ctx, float64(p.n), float64(total), msg)
+	return n, err
 }

@@ -13,9 +13,9 @@ const (
 
 // SearchCodeInput is a code search in GitHub's search syntax.
 type SearchCodeInput struct {
-	Query   string `json:"query" jsonschema_description:"Search query such as 'repo:octo/hello language:go ParseConfig'"`
+	Query   string `json:"query" jsonschema_description:"Such as 'repo:octo/hello language:go ParseConfig'"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // CodeMatch is one file that matched, with a few matching fragments.

@@ -21,7 +21,7 @@ type ListRepoInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // Branch is one branch and the commit at its tip.
@@ -77,13 +77,13 @@ type ReleaseList struct {
 type ListCommitsInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Ref     string `json:"ref,omitempty" jsonschema_description:"Branch or tag or SHA (default: default branch)"`
-	Path    string `json:"path,omitempty" jsonschema_description:"Only commits touching this path"`
-	Author  string `json:"author,omitempty" jsonschema_description:"Author login or email"`
-	Since   string `json:"since,omitempty" jsonschema_description:"After this time (RFC 3339)"`
-	Until   string `json:"until,omitempty" jsonschema_description:"Before this time (RFC 3339)"`
+	Ref     string `json:"ref,omitempty"`
+	Path    string `json:"path,omitempty" jsonschema_description:"Only commits touching it"`
+	Author  string `json:"author,omitempty" jsonschema_description:"Login or email"`
+	Since   string `json:"since,omitempty"`
+	Until   string `json:"until,omitempty"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // CommitSummary is one commit in a list.
@@ -107,9 +107,9 @@ type CommitList struct {
 type GetCommitInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Ref     string `json:"ref" jsonschema_description:"Commit SHA or branch or tag"`
-	Page    int    `json:"page,omitempty" jsonschema_description:"Page of changed files" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Files per page (default 30)" jsonschema:"minimum=1,maximum=100"`
+	Ref     string `json:"ref"`
+	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // ChangedFile is one file changed by a commit or pull request.

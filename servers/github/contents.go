@@ -25,10 +25,10 @@ const (
 type FileContentsInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	Path      string `json:"path,omitempty" jsonschema_description:"Path from the repository root (empty: root)"`
-	Ref       string `json:"ref,omitempty" jsonschema_description:"Branch or tag or SHA (default: default branch)"`
-	StartLine int    `json:"startLine,omitempty" jsonschema_description:"First line (default 1)" jsonschema:"minimum=1"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema_description:"Last line (default: as many as fit in 64 KiB)" jsonschema:"minimum=1"`
+	Path      string `json:"path,omitempty"`
+	Ref       string `json:"ref,omitempty"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"minimum=1"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"minimum=1"`
 }
 
 // DirEntry is one entry of a directory listing.

@@ -15,14 +15,14 @@ import (
 type ListIssuesInput struct {
 	Owner     string   `json:"owner"`
 	Repo      string   `json:"repo"`
-	State     string   `json:"state,omitempty" jsonschema_description:"State (default open)" jsonschema:"enum=open,enum=closed,enum=all"`
+	State     string   `json:"state,omitempty" jsonschema:"enum=open,enum=closed,enum=all,default=open"`
 	Labels    []string `json:"labels,omitempty" jsonschema_description:"Labels (all must match)"`
 	Assignee  string   `json:"assignee,omitempty" jsonschema_description:"Assignee login or none or *"`
-	Since     string   `json:"since,omitempty" jsonschema_description:"Updated after this time (RFC 3339)"`
-	Sort      string   `json:"sort,omitempty" jsonschema_description:"Sort field (default created)" jsonschema:"enum=created,enum=updated,enum=comments"`
-	Direction string   `json:"direction,omitempty" jsonschema_description:"Sort direction" jsonschema:"enum=asc,enum=desc"`
+	Since     string   `json:"since,omitempty" jsonschema_description:"Updated since"`
+	Sort      string   `json:"sort,omitempty" jsonschema:"enum=created,enum=updated,enum=comments,default=created"`
+	Direction string   `json:"direction,omitempty" jsonschema:"enum=asc,enum=desc"`
 	Page      int      `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage   int      `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage   int      `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // IssueSummary is one issue in a list: no body (get the issue for that).
@@ -51,9 +51,9 @@ type IssueList struct {
 type GetIssueInput struct {
 	Owner           string `json:"owner"`
 	Repo            string `json:"repo"`
-	Number          int    `json:"number" jsonschema_description:"Issue or pull request number" jsonschema:"minimum=1"`
-	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema_description:"Comments page" jsonschema:"minimum=1"`
-	CommentsPerPage int    `json:"commentsPerPage,omitempty" jsonschema_description:"Comments per page (default 30)" jsonschema:"minimum=1,maximum=100"`
+	Number          int    `json:"number" jsonschema:"minimum=1"`
+	CommentsPage    int    `json:"commentsPage,omitempty" jsonschema:"minimum=1"`
+	CommentsPerPage int    `json:"commentsPerPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // Comment is one comment on an issue or pull request.
@@ -94,11 +94,11 @@ type Issue struct {
 
 // SearchIssuesInput is an issue and pull request search in GitHub's search syntax.
 type SearchIssuesInput struct {
-	Query   string `json:"query" jsonschema_description:"Search query such as 'repo:octo/hello is:open label:bug'"`
-	Sort    string `json:"sort,omitempty" jsonschema_description:"Sort field (default: best match)" jsonschema:"enum=comments,enum=reactions,enum=created,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema_description:"Sort order" jsonschema:"enum=asc,enum=desc"`
+	Query   string `json:"query" jsonschema_description:"Such as 'repo:octo/hello is:open label:bug'"`
+	Sort    string `json:"sort,omitempty" jsonschema:"enum=comments,enum=reactions,enum=created,enum=updated"`
+	Order   string `json:"order,omitempty" jsonschema:"enum=asc,enum=desc"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // IssueSearchItem is one issue or pull request in a search result.

@@ -23,13 +23,13 @@ const (
 type ListPullRequestsInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	State     string `json:"state,omitempty" jsonschema_description:"State (default open)" jsonschema:"enum=open,enum=closed,enum=all"`
-	Head      string `json:"head,omitempty" jsonschema_description:"Source branch as user:branch"`
-	Base      string `json:"base,omitempty" jsonschema_description:"Target branch"`
-	Sort      string `json:"sort,omitempty" jsonschema_description:"Sort field (default created)" jsonschema:"enum=created,enum=updated,enum=popularity,enum=long-running"`
-	Direction string `json:"direction,omitempty" jsonschema_description:"Sort direction" jsonschema:"enum=asc,enum=desc"`
+	State     string `json:"state,omitempty" jsonschema:"enum=open,enum=closed,enum=all,default=open"`
+	Head      string `json:"head,omitempty" jsonschema_description:"user:branch"`
+	Base      string `json:"base,omitempty"`
+	Sort      string `json:"sort,omitempty" jsonschema:"enum=created,enum=updated,enum=popularity,enum=long-running,default=created"`
+	Direction string `json:"direction,omitempty" jsonschema:"enum=asc,enum=desc"`
 	Page      int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage   int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage   int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // PullRequestSummary is one pull request in a list.
@@ -58,7 +58,7 @@ type PullRequestList struct {
 type PullRequestInput struct {
 	Owner  string `json:"owner"`
 	Repo   string `json:"repo"`
-	Number int    `json:"number" jsonschema_description:"Pull request number" jsonschema:"minimum=1"`
+	Number int    `json:"number" jsonschema:"minimum=1"`
 }
 
 // Review is one submitted review.
@@ -118,9 +118,9 @@ type PullRequest struct {
 type PullRequestDiffInput struct {
 	Owner     string `json:"owner"`
 	Repo      string `json:"repo"`
-	Number    int    `json:"number" jsonschema_description:"Pull request number" jsonschema:"minimum=1"`
-	StartLine int    `json:"startLine,omitempty" jsonschema_description:"First diff line (default 1)" jsonschema:"minimum=1"`
-	MaxLines  int    `json:"maxLines,omitempty" jsonschema_description:"Max lines (default 1000)" jsonschema:"minimum=1,maximum=5000"`
+	Number    int    `json:"number" jsonschema:"minimum=1"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"minimum=1"`
+	MaxLines  int    `json:"maxLines,omitempty" jsonschema:"minimum=1,maximum=5000,default=1000"`
 }
 
 // Diff is a window of a unified diff.

@@ -16,11 +16,11 @@ type RepoInput struct {
 
 // SearchRepositoriesInput is a repository search in GitHub's search syntax.
 type SearchRepositoriesInput struct {
-	Query   string `json:"query" jsonschema_description:"Search query such as 'mcp language:go stars:>100'"`
-	Sort    string `json:"sort,omitempty" jsonschema_description:"Sort field (default: best match)" jsonschema:"enum=stars,enum=forks,enum=help-wanted-issues,enum=updated"`
-	Order   string `json:"order,omitempty" jsonschema_description:"Sort order" jsonschema:"enum=asc,enum=desc"`
+	Query   string `json:"query" jsonschema_description:"Such as 'mcp language:go stars:>100'"`
+	Sort    string `json:"sort,omitempty" jsonschema:"enum=stars,enum=forks,enum=help-wanted-issues,enum=updated"`
+	Order   string `json:"order,omitempty" jsonschema:"enum=asc,enum=desc"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
-	PerPage int    `json:"perPage,omitempty" jsonschema_description:"Page size (default 30)" jsonschema:"minimum=1,maximum=100"`
+	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }
 
 // RepoSummary is one repository in a search result.

@@ -24,10 +24,10 @@ const (
 type CreateIssueInput struct {
 	Owner     string   `json:"owner"`
 	Repo      string   `json:"repo"`
-	Title     string   `json:"title" jsonschema_description:"Issue title (at most 256 characters)"`
-	Body      string   `json:"body,omitempty" jsonschema_description:"Issue text in GitHub Markdown"`
-	Labels    []string `json:"labels,omitempty" jsonschema_description:"Label names to apply (they must exist)"`
-	Assignees []string `json:"assignees,omitempty" jsonschema_description:"Logins to assign"`
+	Title     string   `json:"title" jsonschema:"maxLength=256"`
+	Body      string   `json:"body,omitempty"`
+	Labels    []string `json:"labels,omitempty" jsonschema_description:"Existing label names"`
+	Assignees []string `json:"assignees,omitempty" jsonschema_description:"Logins"`
 }
 
 // CreatedIssue is the issue that was created.
@@ -41,8 +41,8 @@ type CreatedIssue struct {
 type AddCommentInput struct {
 	Owner  string `json:"owner"`
 	Repo   string `json:"repo"`
-	Number int    `json:"number" jsonschema_description:"Issue or pull request number" jsonschema:"minimum=1"`
-	Body   string `json:"body" jsonschema_description:"Comment text in GitHub Markdown"`
+	Number int    `json:"number" jsonschema:"minimum=1"`
+	Body   string `json:"body"`
 }
 
 // CreatedComment is the comment that was added.
@@ -55,11 +55,11 @@ type CreatedComment struct {
 type CreatePullRequestInput struct {
 	Owner string `json:"owner"`
 	Repo  string `json:"repo"`
-	Title string `json:"title" jsonschema_description:"Pull request title (at most 256 characters)"`
-	Body  string `json:"body,omitempty" jsonschema_description:"Description in GitHub Markdown"`
-	Head  string `json:"head" jsonschema_description:"Branch with the changes: branch or fork-owner:branch"`
-	Base  string `json:"base" jsonschema_description:"Branch to merge into such as main"`
-	Draft bool   `json:"draft,omitempty" jsonschema_description:"Open as a draft"`
+	Title string `json:"title" jsonschema:"maxLength=256"`
+	Body  string `json:"body,omitempty"`
+	Head  string `json:"head" jsonschema_description:"Branch with the changes, or fork-owner:branch"`
+	Base  string `json:"base" jsonschema_description:"Branch to merge into"`
+	Draft bool   `json:"draft,omitempty"`
 }
 
 // CreatedPullRequest is the pull request that was opened.
@@ -73,11 +73,11 @@ type CreatedPullRequest struct {
 type CreateOrUpdateFileInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Path    string `json:"path" jsonschema_description:"File path from the repository root"`
-	Content string `json:"content" jsonschema_description:"The complete new file content (text; at most 1 MiB)"`
+	Path    string `json:"path"`
+	Content string `json:"content" jsonschema_description:"Complete new text, at most 1 MiB"`
 	Message string `json:"message" jsonschema_description:"Commit message"`
-	Branch  string `json:"branch,omitempty" jsonschema_description:"Branch to commit to (default: the default branch)"`
-	SHA     string `json:"sha,omitempty" jsonschema_description:"Blob SHA of the file being replaced (from get_file_contents); omit to create a new file"`
+	Branch  string `json:"branch,omitempty"`
+	SHA     string `json:"sha,omitempty"`
 }
 
 // FileCommit is the commit that wrote the file.

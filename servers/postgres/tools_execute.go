@@ -10,8 +10,8 @@ import (
 )
 
 type executeInput struct {
-	SQL    string `json:"sql" jsonschema_description:"Exactly one statement that changes the database: INSERT, UPDATE, DELETE, MERGE or DDL such as CREATE, ALTER or DROP. Use $1, $2, … placeholders for values."`
-	Params Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … in order, as in query"`
+	SQL    string `json:"sql" jsonschema_description:"One statement: INSERT, UPDATE, DELETE, MERGE or DDL, with $1, $2, … for values"`
+	Params Params `json:"params,omitempty"`
 }
 
 // maxConfirmBytes bounds what the confirmation shows. A statement (with its params)
@@ -39,7 +39,7 @@ func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
 	return mcpkit.NewServerTool(&mcpkit.Tool{
 		Name: "execute",
 		Description: "Run one statement that changes the database (INSERT, UPDATE, DELETE, MERGE, or DDL such as CREATE, ALTER, DROP) and commit it. " +
-			asks + "One statement per call, values as $1, $2 params. Use query for reads.",
+			asks + "Use query for reads.",
 		Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 	}, func(ctx context.Context, req *mcpkit.Request, in executeInput) (*ExecResult, error) {
 		params, err := in.Params.values()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -33,23 +34,23 @@ func (p Params) values() ([]any, error) {
 // Tool inputs. Descriptions use jsonschema_description, which may contain commas.
 
 type queryInput struct {
-	SQL    string `json:"sql" jsonschema_description:"Exactly one read-only SQL statement: SELECT, WITH, VALUES or TABLE. Use $1, $2, … placeholders for values and add a LIMIT."`
-	Params Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … in order: string, number, boolean, null, array (for = ANY($1)) or object (for json/jsonb). Cast the placeholder when its type is ambiguous, e.g. $1::int."`
+	SQL    string `json:"sql" jsonschema_description:"One statement: SELECT, WITH, VALUES or TABLE, with $1, $2, … for values"`
+	Params Params `json:"params,omitempty"`
 }
 
 type listTablesInput struct {
-	Schema string `json:"schema,omitempty" jsonschema_description:"Only this schema (case-sensitive); omit for every user schema"`
+	Schema string `json:"schema,omitempty" jsonschema_description:"Only this one (case-sensitive); omitted: every user schema"`
 }
 
 type describeTableInput struct {
 	Table  string `json:"table" jsonschema_description:"Table, view or materialized view name (case-sensitive, unquoted)"`
-	Schema string `json:"schema,omitempty" jsonschema_description:"Schema of the table; omit to find it on the search path"`
+	Schema string `json:"schema,omitempty" jsonschema_description:"Omitted: found on the search path"`
 }
 
 type explainInput struct {
-	SQL     string `json:"sql" jsonschema_description:"Exactly one statement to plan: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE or MERGE, without EXPLAIN in front"`
-	Params  Params `json:"params,omitempty" jsonschema_description:"Values for $1, $2, … as in query"`
-	Analyze bool   `json:"analyze,omitempty" jsonschema_description:"Also run the statement (EXPLAIN ANALYZE) for actual times and row counts. It runs inside a read-only transaction that is rolled back, so writes fail instead of happening; it takes as long as the statement. Only when actual timings are needed."`
+	SQL     string `json:"sql" jsonschema_description:"One statement: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE or MERGE, without EXPLAIN"`
+	Params  Params `json:"params,omitempty"`
+	Analyze bool   `json:"analyze,omitempty" jsonschema_description:"Also run it (EXPLAIN ANALYZE) for actual times and rows, in a read-only transaction rolled back (writes fail); it takes as long as the statement"`
 }
 
 type noInput struct{}
@@ -86,21 +87,21 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name: "query",
-			Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types. "+
-				"Use it to answer questions from the data; check names with describe_table first. "+
-				"One statement per call, values as $1, $2 params, add a LIMIT: at most %d rows and about %s come back "+
-				"(truncated=true when cut). Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows, sizeText(o.MaxBytes)),
+			Description: fmt.Sprintf("Run one read-only SQL query and get the rows as JSON with column names and types; check names with describe_table first. "+
+				"At most %d rows come back: add a LIMIT. Runs in a READ ONLY transaction that is always rolled back.", o.MaxRows),
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in queryInput) (*QueryResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // a long query: a task for clients with the Tasks extension
+		}, func(ctx context.Context, req *mcpkit.Request, in queryInput) (*QueryResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "query")()
 			return db.Query(ctx, in.SQL, params)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:        "list_schemas",
-			Description: "List the database's schemas with their owners, table counts and comments. Use it first when you do not know where the tables are.",
+			Description: "List the database's schemas with owners, table counts and comments. Use it first when you do not know where the tables are.",
 			Annotations: mcpkit.ReadOnly(),
 		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*SchemaList, error) {
 			return db.ListSchemas(ctx)
@@ -121,19 +122,21 @@ func tools(db *DB, confirm bool) []mcpkit.ServerTool {
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name: "explain_query",
-			Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used and estimated costs and rows. " +
-				"Use it before running a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
+			Description: "Show the plan of one statement as EXPLAIN (FORMAT JSON) returns it: scans, joins, indexes used, estimated costs and rows. " +
+				"Use it before a query that may be slow or to find why one is slow. The statement is not run unless analyze is true.",
 			Annotations: mcpkit.ReadOnly(),
-		}, func(ctx context.Context, _ *mcpkit.Request, in explainInput) (*ExplainResult, error) {
+			TaskSupport: mcpkit.TaskOptional, // EXPLAIN ANALYZE runs the statement
+		}, func(ctx context.Context, req *mcpkit.Request, in explainInput) (*ExplainResult, error) {
 			params, err := in.Params.values()
 			if err != nil {
 				return nil, err
 			}
+			defer reportRunning(ctx, req, "explain_query")()
 			return db.Explain(ctx, in.SQL, params, in.Analyze)
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name: "activity",
-			Description: "Show what the database server is doing now: sessions that are running or idle in a transaction, with their queries and how long they have run, " +
+			Description: "Show what the database server is doing now: sessions running or idle in a transaction, with their queries and how long they have run, " +
 				"and lock waits with the sessions blocking them. Use it to investigate slow, stuck or blocked queries.",
 			Annotations: mcpkit.ReadOnly(),
 		}, func(ctx context.Context, _ *mcpkit.Request, _ noInput) (*ActivityReport, error) {
@@ -183,4 +186,15 @@ func sizeText(n int) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// progressEvery is how often a running statement reports progress: to a client that
+// asked for progress, how long it has run (in seconds, increasing; no total, since
+// PostgreSQL cannot tell how much is left); for a call running as a task, as its
+// statusMessage. The statement itself is cancelled on the server (a cancel request)
+// when the call's context ends: see watchContext.
+const progressEvery = 250 * time.Millisecond
+
+func reportRunning(ctx context.Context, req *mcpkit.Request, what string) (stop func()) {
+	return mcpkit.ReportElapsed(ctx, req, progressEvery, what)
 }

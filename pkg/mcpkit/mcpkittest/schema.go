@@ -26,8 +26,68 @@ import (
 // specFiles holds the upstream schema files byte-for-byte, so tests never depend on
 // anything outside the module.
 //
-//go:embed testdata/spec/2026-07-28/schema.json testdata/spec/2025-11-25/schema.json
+//go:embed testdata/spec/2026-07-28/schema.json testdata/spec/2025-11-25/schema.json testdata/ext-tasks/schema.json
 var specFiles embed.FS
+
+// The Tasks extension (io.modelcontextprotocol/tasks) has a schema of its own, outside
+// the core one (testdata/ext-tasks, see its SOURCE.md). A 2026-07-28 Validator checks
+// against it what the extension adds: CreateTaskResult (resultType "task") answering
+// tools/call, the tasks/get, tasks/update and tasks/cancel results, and
+// notifications/tasks.
+var (
+	extTasksCatalog = sync.OnceValues(loadExtTasksCatalog)
+	extTasksResults = map[string]string{"tasks/get": "GetTaskResult", "tasks/update": "UpdateTaskResult", "tasks/cancel": "CancelTaskResult"}
+)
+
+func loadExtTasksCatalog() (*schemaCatalog, error) {
+	data, err := specFiles.ReadFile("testdata/ext-tasks/schema.json")
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("mcpkittest: ext-tasks schema: not valid JSON: %v", err)
+	}
+	c := &schemaCatalog{revision: "ext-tasks", base: "mcp-ext:///tasks/schema.json",
+		compiler: jsonschema.NewCompiler(), compiled: map[string]*jsonschema.Schema{}}
+	if err := c.compiler.AddResource(c.base, doc); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// validateExtTasks checks a message the Tasks extension defines against its schema,
+// and the JSON-RPC envelope against the core one. handled is false for other messages.
+func (v *Validator) validateExtTasks(what, def string, at string, msg map[string]any, envelope string) (handled bool, err error) {
+	if v.revision != "2026-07-28" {
+		return false, nil
+	}
+	ext, err := extTasksCatalog()
+	if err != nil {
+		return true, v.errorf("%v", err)
+	}
+	if envelope != "" {
+		if err := v.run(what, msg, []schemaCheck{{def: envelope}}); err != nil {
+			return true, err
+		}
+	}
+	sch, err := ext.schema(def)
+	if err != nil {
+		return true, v.errorf("%v", err)
+	}
+	var instance any = msg
+	prefix := ""
+	if at != "" {
+		instance, prefix = msg[at], "/"+at
+	}
+	var verr *jsonschema.ValidationError
+	if err := sch.Validate(instance); errors.As(err, &verr) {
+		return true, v.errorf("%s is not a valid %s (Tasks extension): %s", what, def, describeSchemaError(verr, prefix))
+	} else if err != nil {
+		return true, v.errorf("%s: validating against %s: %v", what, def, err)
+	}
+	return true, nil
+}
 
 // schemaFileFor maps each protocol revision a Validator accepts to the vendored schema
 // that describes it. No 2025-06-18 schema is vendored: messages of that revision are
@@ -116,14 +176,24 @@ func (v *Validator) ValidateResponse(method string, raw []byte) error {
 		return v.errorf("%s has neither \"result\" nor \"error\"; JSON-RPC 2.0 requires exactly one", what)
 	}
 
+	result, _ := msg["result"].(map[string]any)
+	if def, ok := extTasksResults[method]; ok {
+		if handled, err := v.validateExtTasks(what, def, "result", msg, defResultResponse); handled {
+			return err
+		}
+	}
+	if rt, _ := result["resultType"].(string); rt == "task" && method == "tools/call" {
+		if handled, err := v.validateExtTasks(what, "CreateTaskResult", "result", msg, defResultResponse); handled {
+			return err
+		}
+	}
 	shape, ok := v.cat.results[method]
 	if !ok {
 		return v.errorf("no result type for method %q: it is not a client request in the schema (known: %s)",
 			method, strings.Join(sortedSchemaKeys(v.cat.results), ", "))
 	}
 	var checks []schemaCheck
-	result, _ := msg["result"].(map[string]any) // not an object: the envelope check says so
-	resultType, _ := result["resultType"].(string)
+	resultType, _ := result["resultType"].(string) // result not an object: the envelope check says so
 	switch {
 	case resultType == resultTypeInputReq && !slices.Contains(shape.members, defInputRequired):
 		return v.errorf("%s has resultType %q, but the schema allows only %s for %s",
@@ -163,6 +233,17 @@ func (v *Validator) checkError(what string, msg map[string]any) error {
 // ValidateNotification checks a notification a server sends to a client, by its
 // method, against the members of the schema's ServerNotification union.
 func (v *Validator) ValidateNotification(raw []byte) error {
+	if bytes.Contains(raw, []byte(`"notifications/tasks"`)) {
+		msg, err := v.decode("notification", raw)
+		if err != nil {
+			return err
+		}
+		if m, _ := msg["method"].(string); m == "notifications/tasks" {
+			if handled, err := v.validateExtTasks("notifications/tasks notification", "TaskStatusNotification", "", msg, ""); handled {
+				return err
+			}
+		}
+	}
 	return v.validateByMethod("notification", "ServerNotification", v.cat.serverNotifications, raw)
 }
 
@@ -181,8 +262,23 @@ func (v *Validator) ValidateServerRequest(raw []byte) error {
 // the members of the schema's ClientRequest union. Tests use it to prove their own
 // clients send what the specification allows.
 func (v *Validator) ValidateRequest(raw []byte) error {
+	if bytes.Contains(raw, []byte(`"tasks/`)) {
+		msg, err := v.decode("client request", raw)
+		if err != nil {
+			return err
+		}
+		m, _ := msg["method"].(string)
+		if def, ok := extTasksRequests[m]; ok {
+			if handled, err := v.validateExtTasks(m+" client request", def, "", msg, ""); handled {
+				return err
+			}
+		}
+	}
 	return v.validateByMethod("client request", "ClientRequest", v.cat.clientRequests, raw)
 }
+
+// extTasksRequests are the requests the Tasks extension adds.
+var extTasksRequests = map[string]string{"tasks/get": "GetTaskRequest", "tasks/update": "UpdateTaskRequest", "tasks/cancel": "CancelTaskRequest"}
 
 func (v *Validator) validateByMethod(what, union string, byMethod map[string]string, raw []byte) error {
 	msg, err := v.decode(what, raw)

@@ -496,3 +496,29 @@ func TestEmbeddedSchemasMatchSource(t *testing.T) {
 		}
 	}
 }
+
+// TestExtTasksSchemaMatchesSource proves the embedded Tasks extension schema is the
+// upstream file SOURCE.md names.
+func TestExtTasksSchemaMatchesSource(t *testing.T) {
+	data, err := specFiles.ReadFile("testdata/ext-tasks/schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	blob := sha1.New()
+	fmt.Fprintf(blob, "blob %d\x00", len(data))
+	blob.Write(data)
+	doc, err := os.ReadFile(filepath.Join("testdata", "ext-tasks", "SOURCE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fact := range []string{hex.EncodeToString(blob.Sum(nil)), hex.EncodeToString(sum[:]), strconv.Itoa(len(data)) + " bytes",
+		"e4345978be1f602f1fc48d89051e8559dd5302a6", "https://github.com/modelcontextprotocol/ext-tasks", "Apache License, Version 2.0"} {
+		if !strings.Contains(string(doc), fact) {
+			t.Errorf("testdata/ext-tasks/SOURCE.md does not state %q", fact)
+		}
+	}
+	if len(data) != 99181 || hex.EncodeToString(sum[:]) != "10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c" {
+		t.Errorf("the embedded ext-tasks schema is not the file copied from upstream")
+	}
+}

@@ -38,6 +38,12 @@ type Flags struct {
 	// sentryreport.FromEnv of package sentryreport, so that a server that does not
 	// report to Sentry does not link sentry-go; such a server refuses SENTRY_DSN.
 	Reporter func(release string) (mcpkit.ErrorReporter, error)
+	// TaskStore opens the shared store of the Tasks extension's tasks that
+	// --task-store names (a URL). It is nil unless main sets it, to
+	// redisstore.FromURL of package taskstore/redisstore, so that a server that does
+	// not want a shared store does not link a Redis client; such a server refuses
+	// --task-store and keeps its tasks in memory.
+	TaskStore func(url string) (mcpkit.TaskStore, error)
 
 	fs *flag.FlagSet
 
@@ -52,6 +58,8 @@ type Flags struct {
 	shutdownTimeout, drainDelay                 time.Duration
 	audit                                       bool
 	stateKeyFile                                string
+	taskStore                                   string
+	taskTTL, taskLease                          time.Duration
 }
 
 // FlagEnv maps each standard flag to its environment variable.
@@ -80,6 +88,9 @@ var FlagEnv = map[string]string{
 	"drain-delay":            "MCP_DRAIN_DELAY",
 	"audit":                  "MCP_AUDIT",
 	"state-key-file":         EnvStateKeyFile,
+	"task-store":             "MCP_TASK_STORE",
+	"task-ttl":               "MCP_TASK_TTL",
+	"task-lease":             "MCP_TASK_LEASE",
 }
 
 // Environment variables read without a flag: they hold secrets, which do not belong
@@ -139,6 +150,9 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "on shutdown, keep serving this long with /readyz failing before closing the listener"+env("drain-delay"))
 	fs.BoolVar(&f.audit, "audit", true, "log one line per request (method, name, subject, outcome, duration, bytes, trace id)"+env("audit"))
 	fs.StringVar(&f.stateKeyFile, "state-key-file", "", "file with the key signing multi-round-trip state, shared by all instances (or "+EnvStateKey+")"+env("state-key-file"))
+	fs.StringVar(&f.taskStore, "task-store", "", "keep the tasks of the Tasks extension in this shared store, e.g. redis://redis:6379/0, so that any instance answers for any task (default: this process's memory)"+env("task-store"))
+	fs.DurationVar(&f.taskTTL, "task-ttl", mcpkit.DefaultTaskTTL, "how long a task and its result are kept after it last changed"+env("task-ttl"))
+	fs.DurationVar(&f.taskLease, "task-lease", mcpkit.DefaultTaskLease, "a task whose instance has not said it is running it for this long is reported failed (that instance stopped)"+env("task-lease"))
 	return f
 }
 
@@ -192,6 +206,15 @@ func (f *Flags) Options() (*Options, error) {
 	o.Auth = a
 	if o.ErrorReporter, err = f.reporter(); err != nil {
 		return nil, err
+	}
+	o.TaskTTL, o.TaskLease = f.taskTTL, f.taskLease
+	if f.taskStore != "" {
+		if f.TaskStore == nil {
+			return nil, errors.New("--task-store (" + FlagEnv["task-store"] + "): this server was built without a shared task store; keep tasks in memory (one instance), or build the server with package taskstore/redisstore (serve.Flags.TaskStore = redisstore.FromURL)")
+		}
+		if o.TaskStore, err = f.TaskStore(f.taskStore); err != nil {
+			return nil, err
+		}
 	}
 	return o, nil
 }

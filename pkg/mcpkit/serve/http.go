@@ -130,6 +130,9 @@ func serveHTTP(ctx context.Context, s *mcpkit.Server, o Options) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	// Tasks whose work runs here get what is left of the shutdown timeout to
+	// finish; those still running then are reported failed (not left working).
+	defer s.StopTasks(sctx)
 	err = srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		logger.Warn("shutdown deadline reached: closing the connections of calls still running", "timeout", o.ShutdownTimeout)

@@ -67,6 +67,10 @@ type Options struct {
 	// ErrorReporter, when set, replaces ServerOptions.ErrorReporter (see
 	// [Flags.Reporter]).
 	ErrorReporter mcpkit.ErrorReporter
+	// TaskStore, TaskTTL and TaskLease, when set, replace the ServerOptions of the
+	// Tasks extension (see [Flags.TaskStore]).
+	TaskStore          mcpkit.TaskStore
+	TaskTTL, TaskLease time.Duration
 }
 
 // Serve runs the server until ctx ends, SIGINT or SIGTERM arrives, or (on stdio) the
@@ -127,5 +131,12 @@ func apply(s *mcpkit.Server, o *Options) error {
 	if o.Audit {
 		s.Observe(mcpkit.Audit(s.Logger()))
 	}
+	if o.TaskStore != nil {
+		s.SetTaskStore(o.TaskStore)
+	} else if o.HTTPAddr != "" && s.HasTaskTools() {
+		s.Logger().Info("tasks are kept in this process's memory: set " + FlagEnv["task-store"] + " (a shared store) when running several instances")
+	}
+	s.SetTaskTTL(o.TaskTTL)
+	s.SetTaskLease(o.TaskLease)
 	return nil
 }

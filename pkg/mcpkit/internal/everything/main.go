@@ -15,6 +15,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
+	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 )
 
 func main() {
@@ -53,6 +54,7 @@ func newFlags(stderr io.Writer) (*flag.FlagSet, *serve.Flags, *bool) {
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE)
 	version := fs.Bool("version", false, "print the version and exit")
 	return fs, sf, version
 }

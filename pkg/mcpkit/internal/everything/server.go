@@ -51,6 +51,7 @@ func newServer(logger *slog.Logger) *mcpkit.Server {
 	addInteractionTools(s)
 	addProtocolTools(s)
 	addInputRequiredTools(s)
+	addTaskTools(s)
 	addResources(s)
 	addPrompts(s)
 	s.SetCompletionHandler(func(ctx context.Context, req *mcpkit.Request, c *mcpkit.CompleteRequest) (*mcpkit.Completion, error) {

@@ -36,6 +36,13 @@ func NewClient(t testing.TB, url string) *Client {
 	return &Client{t: t, url: url, HC: &http.Client{}, caps: map[string]any{"elicitation": map[string]any{}}}
 }
 
+// DeclareTasks makes the client declare the Tasks extension
+// (io.modelcontextprotocol/tasks) in every request's capabilities.
+func (c *Client) DeclareTasks() *Client {
+	c.caps["extensions"] = map[string]any{mcpkit.ExtensionTasks: map[string]any{}}
+	return c
+}
+
 // Reply is what came back: the HTTP status and headers, and the JSON-RPC
 // result or error (from a JSON body or the last SSE event).
 type Reply struct {
@@ -79,6 +86,8 @@ func (c *Client) Request(ctx context.Context, method string, params map[string]a
 		req.Header.Set("Mcp-Name", name)
 	} else if uri, ok := params["uri"].(string); ok {
 		req.Header.Set("Mcp-Name", uri)
+	} else if id, ok := params["taskId"].(string); ok && strings.HasPrefix(method, "tasks/") {
+		req.Header.Set("Mcp-Name", id)
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)

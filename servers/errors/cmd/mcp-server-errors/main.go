@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
+	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	errorserver "github.com/mcpkit/reference/servers/errors"
 )
 
@@ -42,6 +43,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	f := registerFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {

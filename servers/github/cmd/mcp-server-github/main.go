@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
+	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	github "github.com/mcpkit/reference/servers/github"
 )
 
@@ -53,6 +54,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
 	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
 	lockdown := fs.Bool("lockdown", false, "hide text by users without push access on public repositories (env GITHUB_LOCKDOWN)")

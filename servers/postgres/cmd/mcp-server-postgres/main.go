@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
+	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	"github.com/mcpkit/reference/servers/postgres"
 )
 
@@ -59,6 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
 	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
 	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, run each statement without asking the user: for unattended agents whose host already confirms each call"+env("no-confirm"))

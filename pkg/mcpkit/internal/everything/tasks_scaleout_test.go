@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/redistest"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+)
+
+// fixtureProcess is one instance of the fixture, a process of its own serving HTTP
+// with the shared task store.
+type fixtureProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	mu   sync.Mutex
+	// stops records when each slow_compute label logged that its work stopped.
+	stops map[string]time.Time
+}
+
+func (p *fixtureProcess) stoppedAt(label string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stops[label]
+}
+
+var (
+	servingLine = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
+	stoppedLine = regexp.MustCompile(`slow_compute stopped.* label=(\S+)`)
+)
+
+// startFixture runs this test binary as the fixture (see TestMain) with args.
+func startFixture(t *testing.T, args ...string) *fixtureProcess {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &fixtureProcess{stops: map[string]time.Time{}}
+	p.cmd = exec.Command(exe, append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
+	p.cmd.Env = append(os.Environ(), fixtureEnv+"=1", "MCP_STATE_KEY=", "SENTRY_DSN=")
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				addr <- m[1]
+			}
+			if m := stoppedLine.FindStringSubmatch(line); m != nil {
+				p.mu.Lock()
+				p.stops[strings.Trim(m[1], `"`)] = time.Now()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	select {
+	case p.addr = <-addr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the fixture did not start serving within 30 s")
+	}
+	return p
+}
+
+// rotating is a round-robin load balancer: each request goes to the next instance
+// in turn; one that cannot be reached (refused: nothing was sent) is skipped. The
+// response says which instance answered (X-Instance).
+type rotating struct {
+	backends []string
+	next     atomic.Uint64
+	rt       http.RoundTripper
+}
+
+func (r *rotating) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body.Close()
+	}
+	start := r.next.Add(1) - 1
+	var lastErr error
+	for i := range len(r.backends) {
+		n := int(start+uint64(i)) % len(r.backends)
+		out := req.Clone(req.Context())
+		out.URL.Host = r.backends[n]
+		out.Body = io.NopCloser(strings.NewReader(string(body)))
+		resp, err := r.rt.RoundTrip(out)
+		var op *net.OpError
+		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			lastErr = err
+			continue
+		}
+		if resp != nil {
+			resp.Header.Set("X-Instance", strconv.Itoa(n))
+		}
+		return resp, err
+	}
+	return nil, lastErr
+}
+
+// TestTasksScaleOutWithRedis (issue 14): three fixture processes share a Redis task
+// store behind a round-robin proxy. A task created through one instance is polled
+// through the others until it completes; a second is cancelled through another
+// instance, and its work (on the first) stops; the instance running a third is
+// killed (SIGKILL), and tasks/get on the survivors answers a failed task that says
+// so, once its lease has run out, instead of hanging or answering unknown.
+func TestTasksScaleOutWithRedis(t *testing.T) {
+	url := redistest.Start(t)
+	const lease = time.Second
+	var procs []*fixtureProcess
+	rr := &rotating{rt: &http.Transport{DisableKeepAlives: true}}
+	for range 3 {
+		p := startFixture(t, "--task-store", url, "--task-lease", lease.String())
+		procs = append(procs, p)
+		rr.backends = append(rr.backends, p.addr)
+	}
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
+		Transport: rr,
+		ErrorLog:  log.New(io.Discard, "", 0),
+	})
+	defer proxy.Close()
+	c := remotetest.NewClient(t, proxy.URL+"/mcp").DeclareTasks()
+	c.HC.Timeout = 10 * time.Second // a hang fails the test instead of blocking it
+
+	type task struct {
+		ResultType, TaskID, Status, StatusMessage string
+		Result                                    json.RawMessage
+		Error                                     *mcpkit.Error
+	}
+	call := func(method string, params map[string]any) (task, string) {
+		t.Helper()
+		r := c.Do(method, params)
+		if r.Err != nil || r.Status != http.StatusOK {
+			t.Fatalf("%s: %d %s", method, r.Status, r.Body)
+		}
+		var tk task
+		_ = json.Unmarshal(r.Result, &tk)
+		return tk, r.Header.Get("X-Instance")
+	}
+	start := func(seconds float64, label string) (task, int) {
+		t.Helper()
+		tk, in := call("tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": seconds, "label": label}})
+		if tk.ResultType != "task" {
+			t.Fatalf("slow_compute %s: not a task: %+v", label, tk)
+		}
+		n, _ := strconv.Atoi(in)
+		return tk, n
+	}
+
+	// 1. Polled through the other instances until completed.
+	tk, creator := start(1.5, "poll")
+	pollers := map[string]int{}
+	deadline := time.Now().Add(20 * time.Second)
+	for tk.Status != mcpkit.TaskCompleted {
+		if time.Now().After(deadline) {
+			t.Fatalf("task did not complete: %+v", tk)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var in string
+		tk, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
+		pollers[in]++
+	}
+	others := 0
+	for in := range pollers {
+		if in != strconv.Itoa(creator) {
+			others++
+		}
+	}
+	if others < 2 || !strings.Contains(string(tk.Result), `slow_compute \"poll\" finished`) {
+		t.Fatalf("created on instance %d, polled on %v: want both other instances to answer; result %s", creator, pollers, tk.Result)
+	}
+	t.Logf("task created on instance %d, polled through instances %v, completed", creator, pollers)
+
+	// 2. Cancelled through another instance: the work stops on the creator.
+	tk, creator = start(60, "cancel")
+	time.Sleep(200 * time.Millisecond)
+	sent := time.Now()
+	_, via := call("tasks/cancel", map[string]any{"taskId": tk.TaskID})
+	if via == strconv.Itoa(creator) {
+		t.Fatalf("the cancel went to the creating instance %d: the proxy did not rotate", creator)
+	}
+	for procs[creator].stoppedAt("cancel").IsZero() {
+		if time.Since(sent) > 10*time.Second {
+			t.Fatal("the work did not stop within 10 s of tasks/cancel through another instance")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	lag := procs[creator].stoppedAt("cancel").Sub(sent)
+	t.Logf("tasks/cancel through instance %s stopped the work on instance %d %v after it was sent (goal: 100 ms)", via, creator, lag.Round(time.Microsecond))
+	if lag > 2*time.Second {
+		t.Errorf("the work stopped %v after tasks/cancel", lag)
+	}
+	if got, _ := call("tasks/get", map[string]any{"taskId": tk.TaskID}); got.Status != mcpkit.TaskCancelled {
+		t.Fatalf("after tasks/cancel: %+v", got)
+	}
+
+	// 3. The creating instance dies while the task runs.
+	tk, creator = start(60, "kill")
+	if err := procs[creator].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = procs[creator].cmd.Wait()
+	killed := time.Now()
+	var last task
+	for {
+		var in string
+		last, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
+		if in == strconv.Itoa(creator) {
+			t.Fatalf("the dead instance answered")
+		}
+		if last.Status == mcpkit.TaskFailed {
+			break
+		}
+		if last.Status != mcpkit.TaskWorking || time.Since(killed) > lease+10*time.Second {
+			t.Fatalf("after the creating instance died: %+v", last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if last.Error == nil || last.Error.Code != mcpkit.CodeInternalError || !strings.Contains(last.Error.Message, "stopped before it finished") {
+		t.Fatalf("failed task: %+v", last)
+	}
+	t.Logf("instance %d was killed; %v later the survivors answer: %s", creator, time.Since(killed).Round(time.Millisecond), fmt.Sprint(last.Error.Message))
+}

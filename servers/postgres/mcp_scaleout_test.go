@@ -1,0 +1,280 @@
+package postgres
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
+)
+
+var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
+
+// startHTTPInstance runs the mcp-server-postgres binary serving HTTP on a free
+// loopback port with args, and returns the process and its address.
+func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
+	cmd.Env = append(append(os.Environ(), cleanEnv("MCP_TASK_STORE=", "MCP_TASK_LEASE=", "MCP_STATE_KEY=", "SENTRY_DSN=")...), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingHTTP.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return cmd, a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mcp-server-postgres did not serve HTTP within 30 s")
+	}
+	return nil, ""
+}
+
+// roundRobin is a round-robin load balancer: each request goes to the next instance
+// in turn; one that cannot be reached (the dial failed: nothing was sent) is skipped.
+// The response says which instance answered (X-Instance).
+type roundRobin struct {
+	backends []string
+	next     atomic.Uint64
+	rt       http.RoundTripper
+}
+
+func (r *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body.Close()
+	}
+	start := r.next.Add(1) - 1
+	var lastErr error
+	for i := range len(r.backends) {
+		n := int(start+uint64(i)) % len(r.backends)
+		out := req.Clone(req.Context())
+		out.URL.Host = r.backends[n]
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		resp, err := r.rt.RoundTrip(out)
+		var op *net.OpError
+		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			lastErr = err
+			continue
+		}
+		if resp != nil {
+			resp.Header.Set("X-Instance", strconv.Itoa(n))
+		}
+		return resp, err
+	}
+	return nil, lastErr
+}
+
+// scaleTask is the result of tools/call (a CreateTaskResult) or of a task request.
+type scaleTask struct {
+	ResultType, TaskID, Status, StatusMessage string
+	Result                                    json.RawMessage
+	Error                                     *mcpkit.Error
+}
+
+// taskCall sends one 2026-07-28 request, with the Tasks extension declared, to the
+// MCP endpoint at url (the headers a remote client sends: MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name = tool name or task id), and returns the result and the
+// instance that answered.
+func taskCall(t *testing.T, hc *http.Client, url string, id int, method string, params map[string]any) (scaleTask, string) {
+	t.Helper()
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    mcpkit.Revision20260728,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{mcpkit.ExtensionTasks: map[string]any{}}},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "pg-scaleout-test", "version": "1"},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20260728)
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	} else if tid, ok := params["taskId"].(string); ok {
+		req.Header.Set("Mcp-Name", tid)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	msg := raw
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(d, `"id"`) {
+				msg = []byte(strings.TrimSpace(d))
+			}
+		}
+	}
+	var m struct {
+		Result json.RawMessage `json:"result"`
+		Error  *mcpkit.Error   `json:"error"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(msg, &m) != nil || m.Error != nil {
+		t.Fatalf("%s: %d %s", method, resp.StatusCode, raw)
+	}
+	var tk scaleTask
+	if err := json.Unmarshal(m.Result, &tk); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, m.Result)
+	}
+	return tk, resp.Header.Get("X-Instance")
+}
+
+// TestQueryTasksScaleOutWithRedis (issue 14): three mcp-server-postgres processes
+// serve HTTP over the same database and share one Redis task store, behind a
+// round-robin proxy. A slow query's task, created through one instance, is polled
+// through the others until it completes with its rows; a second is cancelled through
+// another instance, and its statement is gone from pg_stat_activity (the creating
+// instance cancelled it server-side); the instance running a third is killed
+// (SIGKILL), and tasks/get on the survivors answers a failed task that says so once
+// its lease (1 s) has run out, instead of hanging or answering unknown.
+func TestQueryTasksScaleOutWithRedis(t *testing.T) {
+	redisURL := redistest.Start(t) // skipped without redis-server, except in CI
+	d, _ := shopDB(t, Options{})
+	probe := openDB(t, d.URL, Options{})
+	dbURL := readerURL(t, d)
+	const lease = time.Second
+	rr := &roundRobin{rt: &http.Transport{DisableKeepAlives: true}}
+	var procs []*exec.Cmd
+	for range 3 {
+		cmd, addr := startHTTPInstance(t, []string{"DATABASE_URL=" + dbURL}, "--task-store", redisURL, "--task-lease", lease.String())
+		procs = append(procs, cmd)
+		rr.backends = append(rr.backends, addr)
+	}
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
+		Transport: rr,
+		ErrorLog:  log.New(io.Discard, "", 0),
+	})
+	defer proxy.Close()
+	hc := &http.Client{Timeout: 10 * time.Second} // a hang fails the test instead of blocking it
+	id := 0
+	call := func(method string, params map[string]any) (scaleTask, string) {
+		t.Helper()
+		id++
+		return taskCall(t, hc, proxy.URL+"/mcp", id, method, params)
+	}
+	start := func(sql string) (scaleTask, int) {
+		t.Helper()
+		tk, in := call("tools/call", map[string]any{"name": "query", "arguments": map[string]any{"sql": sql}})
+		if tk.ResultType != "task" || tk.TaskID == "" {
+			t.Fatalf("%s: not a task: %+v", sql, tk)
+		}
+		n, _ := strconv.Atoi(in)
+		return tk, n
+	}
+	waitRunning := func(marker string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for running(t, probe, marker) != 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the task's query (%s) is not running on the server", marker)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	// 1. Polled through the other instances until completed, with its rows.
+	began := time.Now()
+	tk, creator := start("SELECT 'scale-poll' AS label, pg_sleep(1.5), 1 AS one")
+	pollers := map[string]int{}
+	for tk.Status != mcpkit.TaskCompleted {
+		if time.Since(began) > 20*time.Second || (tk.Status != "" && tk.Status != mcpkit.TaskWorking) {
+			t.Fatalf("task did not complete: %+v", tk)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var in string
+		tk, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
+		pollers[in]++
+	}
+	others := 0
+	for in := range pollers {
+		if in != strconv.Itoa(creator) {
+			others++
+		}
+	}
+	if others < 2 || !strings.Contains(string(tk.Result), "scale-poll") {
+		t.Fatalf("created on instance %d, polled on %v: want both other instances to answer; result %s", creator, pollers, tk.Result)
+	}
+	t.Logf("a 1.5 s query's task created on instance %d, polled through instances %v, completed with its rows %v after creation", creator, pollers, time.Since(began).Round(time.Millisecond))
+
+	// 2. Cancelled through another instance: the statement leaves pg_stat_activity.
+	tk, creator = start("SELECT 'scale-cancel', pg_sleep(30)")
+	waitRunning("scale-cancel")
+	sent := time.Now()
+	_, via := call("tasks/cancel", map[string]any{"taskId": tk.TaskID})
+	if via == strconv.Itoa(creator) {
+		t.Fatalf("the cancel went to the creating instance %d: the proxy did not rotate", creator)
+	}
+	lag := waitGone(t, probe, "scale-cancel", 10*time.Second).Sub(sent)
+	t.Logf("tasks/cancel through instance %s: the query on instance %d left pg_stat_activity %v after it was sent (goal: 100 ms)", via, creator, lag.Round(time.Microsecond))
+	if lag > 3*time.Second {
+		t.Errorf("the query ran on %v after tasks/cancel", lag)
+	}
+	if got, in := call("tasks/get", map[string]any{"taskId": tk.TaskID}); got.Status != mcpkit.TaskCancelled {
+		t.Fatalf("after tasks/cancel, instance %s answers %+v", in, got)
+	}
+
+	// 3. The creating instance dies while its query runs.
+	tk, creator = start("SELECT 'scale-kill', pg_sleep(30)")
+	waitRunning("scale-kill")
+	if err := procs[creator].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = procs[creator].Wait()
+	killed := time.Now()
+	var last scaleTask
+	for {
+		var in string
+		last, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
+		if in == strconv.Itoa(creator) {
+			t.Fatal("the dead instance answered")
+		}
+		if last.Status == mcpkit.TaskFailed {
+			break
+		}
+		if last.Status != mcpkit.TaskWorking || time.Since(killed) > lease+10*time.Second {
+			t.Fatalf("after the creating instance died: %+v", last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if last.Error == nil || last.Error.Code != mcpkit.CodeInternalError || !strings.Contains(last.Error.Message, "stopped before it finished") {
+		t.Fatalf("failed task: %+v", last)
+	}
+	t.Logf("instance %d was killed; %v later the survivors answer failed: %s", creator, time.Since(killed).Round(time.Millisecond), last.Error.Message)
+}

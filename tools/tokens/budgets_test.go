@@ -1,0 +1,105 @@
+package tokens
+
+import (
+	"testing"
+)
+
+// Budgets (issue 16). Update a number only with a note in docs/context-economy.md
+// saying why.
+const (
+	// filesystem, all tools, model-visible: at most the reference server's (8,001 B for
+	// its 14 tools), with our extra features.
+	fsAllBudget = 8000
+	// filesystem, the read-only set.
+	fsReadOnlyBudget = 6000
+	// A source-code read (read_text_file, the default: no lineNumbers) costs at most
+	// readFactor × the raw bytes of the lines returned plus readHeader bytes, in what
+	// every host passes the model. With lineNumbers the numbers cost about 16 % more;
+	// that is reported, not budgeted.
+	readFactor = 1.05
+	readHeader = 120
+)
+
+// base is what this command measured at commit 1cfbbb1 ("today" in issue 16): the
+// model-visible bytes of the tools that existed then. postgres, errors and github
+// may each use at most 85 % of it, with every one of these tools still there.
+var base = map[string]struct {
+	model int
+	tools []string
+}{
+	"postgres read-only":    {3570, []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity"}},
+	"postgres allow-writes": {4416, []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "execute"}},
+	"errors read-only":      {5989, []string{"list_projects", "search_issues", "get_issue", "get_event", "list_issue_events", "get_tag_values"}},
+	"github read-only": {9147, []string{"search_repositories", "get_repository", "get_file_contents", "list_branches", "list_tags",
+		"list_releases", "list_commits", "get_commit", "list_issues", "get_issue", "search_issues", "list_pull_requests",
+		"get_pull_request", "get_pull_request_diff", "search_code", "list_workflow_runs", "get_job_log"}},
+	"github allow-writes": {11618, []string{"search_repositories", "get_repository", "get_file_contents", "list_branches", "list_tags",
+		"list_releases", "list_commits", "get_commit", "create_or_update_file", "list_issues", "get_issue", "search_issues",
+		"create_issue", "add_comment", "list_pull_requests", "get_pull_request", "get_pull_request_diff", "create_pull_request",
+		"search_code", "list_workflow_runs", "get_job_log"}},
+}
+
+// newToolBudget is the model-visible budget of each tool added since 1cfbbb1 that the
+// 85 % budgets above do not cover: postgres's tuning tools (issue 20), held at their
+// size when they were merged (660, 548 and 911 B) plus a few percent. 0 would mean
+// "reported, not held". Any other new tool fails the test until it has a budget here.
+var newToolBudget = map[string]int{
+	"postgres top_queries":     690,
+	"postgres health":          575,
+	"postgres suggest_indexes": 950,
+}
+
+func checkBudgets(t *testing.T, m *measured) {
+	check := func(what string, got, budget int) {
+		t.Helper()
+		if got > budget {
+			t.Errorf("%s: %d B, over its budget of %d B", what, got, budget)
+		}
+	}
+	if d, ok := m.defs["filesystem allow-writes"]; ok {
+		check("filesystem, all tools, model-visible", d.model, fsAllBudget)
+	}
+	if d, ok := m.defs["filesystem read-only"]; ok {
+		check("filesystem, read-only set, model-visible", d.model, fsReadOnlyBudget)
+	}
+	if r, ok := m.results["filesystem read60"]; ok {
+		limit := int(readFactor*float64(r.raw)) + readHeader
+		check("read_text_file of 60 source lines, as hosts pass it (host)", r.host, limit)
+		check("read_text_file of 60 source lines, as text", r.text, limit)
+	}
+	for key, b := range base {
+		d, ok := m.defs[key]
+		if !ok {
+			continue // not measured here (no PostgreSQL outside CI)
+		}
+		known := map[string]bool{}
+		sum := 0
+		for _, name := range b.tools {
+			n, ok := d.perTool[name]
+			if !ok {
+				t.Errorf("%s: tool %s is gone; the budget allows no lost capability", key, name)
+			}
+			known[name] = true
+			sum += n
+		}
+		check(key+", model-visible (the tools of 1cfbbb1)", sum, b.model*85/100)
+		server := key[:len(key)-len(" read-only")]
+		if len(key) > len(" allow-writes") && key[len(key)-len(" allow-writes"):] == " allow-writes" {
+			server = key[:len(key)-len(" allow-writes")]
+		}
+		for _, name := range d.names {
+			if known[name] {
+				continue
+			}
+			budget, ok := newToolBudget[server+" "+name]
+			switch {
+			case !ok:
+				t.Errorf("%s: new tool %s (%d B) has no budget: add one to newToolBudget", key, name, d.perTool[name])
+			case budget == 0:
+				t.Logf("%s: new tool %s is %d B model-visible; its budget is not set yet (newToolBudget)", key, name, d.perTool[name])
+			default:
+				check(key+" "+name+", model-visible", d.perTool[name], budget)
+			}
+		}
+	}
+}
