@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench tokens lint fmt tidy clean images dist
+.PHONY: all build test test-go npm conformance bench tokens lint fmt tidy clean images dist package release-prepare release-verify release-tag
 
 all: build
 
@@ -42,19 +42,45 @@ images:
 	done
 
 ## dist: cross-build every server for linux, darwin and windows on amd64 and arm64,
-## with the version stamped in, and a SHA-256 checksum file
+## static and with the version stamped in, into dist/bin; then package them
+## (tools/release): an archive and an MCP Bundle (validated and packed by the official
+## mcpb CLI) per server and platform, the npm tarballs (a launcher package per server,
+## a binary package per platform), each server.json for the MCP Registry with the
+## bundles' hashes, and SHA256SUMS. Needs the npm tools (make npm).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 dist:
-	@rm -rf dist && mkdir -p dist
+	@rm -rf dist && mkdir -p dist/bin
 	@for c in servers/*/cmd/mcp-server-*; do \
 		[ -d "$$c" ] || continue; n=$$(basename $$c); s=$$(echo $$c | cut -d/ -f2); \
 		for p in $(PLATFORMS); do \
 			os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 			(cd servers/$$s && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags '$(LDFLAGS)' \
-				-o ../../dist/$${n}_$(VERSION)_$${os}_$${arch}$$ext ./cmd/$$n) || exit 1; \
+				-o ../../dist/bin/$${n}_$(VERSION)_$${os}_$${arch}$$ext ./cmd/$$n) || exit 1; \
 		done; \
 	done
-	@cd dist && sha256sum * > SHA256SUMS && ls | wc -l | xargs echo "dist: files (binaries + SHA256SUMS):"
+	@$(MAKE) --no-print-directory package
+
+## package: make dist's packaging alone, from the binaries already in dist/bin: archives,
+## MCP Bundles, npm packages and tarballs, registry server.json files, SHA256SUMS
+package:
+	@cd tools/release && go run . package -dist $(CURDIR)/dist -platforms '$(PLATFORMS)' $(VERSION)
+
+## release-prepare VERSION=v1.2.3: set every version in the repository to VERSION (the
+## servers' and the template's requirement of the root module, go.work's stand-in,
+## server.json files, bundle manifests); review and commit the result
+release-prepare:
+	@cd tools/release && go run . prepare $(VERSION)
+
+## release-verify VERSION=v1.2.3: publish HEAD's modules at VERSION into a file module
+## proxy and go install every server from it, offline, with an empty module cache
+release-verify:
+	@cd tools/release && go run . verify -rev HEAD $(VERSION)
+
+## release-tag VERSION=v1.2.3 [REMOTE=origin]: tag HEAD, the root module first
+## (v1.2.3), then each server (servers/<name>/v1.2.3); with REMOTE, push in that
+## order, waiting for proxy.golang.org to serve the root module before the servers
+release-tag:
+	@cd tools/release && go run . tag $(if $(REMOTE),-push $(REMOTE)) $(VERSION)
 
 ## npm: install the pinned Node tools (conformance suite, Node 22, TS client, Inspector)
 npm:
@@ -86,8 +112,16 @@ lint:
 fmt:
 	@gofmt -w $$(git ls-files '*.go' | grep -v /testdata/)
 
+## tidy: go mod tidy in every module. go mod tidy ignores go.work, so a module that
+## requires the root module at its published version is tidied against this checkout
+## through a temporary replace, dropped again afterwards (published go.mod files have none)
 tidy:
-	@for d in $(MODULES); do (cd $$d && go mod tidy) || exit 1; done
+	@for d in $(MODULES); do \
+		(cd $$d && if grep -qE '(^|[[:space:]])github.com/mcpkit/reference v[0-9]' go.mod; then \
+			go mod edit -replace=github.com/mcpkit/reference=$(CURDIR) && GOWORK=off go mod tidy; rc=$$?; \
+			go mod edit -dropreplace=github.com/mcpkit/reference; exit $$rc; \
+		else go mod tidy; fi) || exit 1; \
+	done
 
 clean:
 	rm -rf $(BIN) dist out

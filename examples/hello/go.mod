@@ -4,7 +4,7 @@ go 1.26
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/mcpkit/reference v0.0.0
+	github.com/mcpkit/reference v0.1.0
 )
 
 require (
@@ -19,5 +19,3 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
-
-replace github.com/mcpkit/reference => ../..

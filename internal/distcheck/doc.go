@@ -1,8 +1,11 @@
 // Package distcheck checks what users take out of this repository to run or copy a
 // server, none of which the servers' own tests see: the host configuration snippets
-// in the READMEs, each server's MCP Registry metadata (servers/*/server.json), the
-// release configuration (.goreleaser.yaml), and the copy-the-template path of
-// docs/new-server.md. The template, examples/hello, is checked like a server (its
+// in the READMEs and the root README's install table (host × install path), the
+// `go install` commands they show, each server's MCP Registry metadata
+// (servers/*/server.json: image, npm package, MCP Bundles) and MCP Bundle manifest
+// (servers/*/mcpb-manifest.json), the release configuration (.goreleaser.yaml), and
+// the copy-the-template path of docs/new-server.md. (tools/release takes each install
+// path itself: go install from a module proxy, npx, the bundles.) The template, examples/hello, is checked like a server (its
 // README snippets and server.json), except that it is not released and its README
 // need not show every host.
 //

@@ -144,3 +144,93 @@ func lastHost(text string) Host {
 	}
 	return best
 }
+
+// Table is a Markdown table outside code blocks: its header cells and rows of cells,
+// each cell trimmed, with the 1-based line of each row.
+type Table struct {
+	Line   int // line of the header row
+	Header []string
+	Rows   []TableRow
+}
+
+// TableRow is one body row of a Table.
+type TableRow struct {
+	Line  int
+	Cells []string
+}
+
+// Tables returns the Markdown tables of a document: runs of lines starting with "|"
+// whose second line is the delimiter row (| --- | --- |), outside fenced blocks.
+func Tables(src string) []Table {
+	var tables []Table
+	lines := strings.Split(src, "\n")
+	open := ""
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
+		if open != "" {
+			if strings.HasPrefix(trimmed, open) && strings.Trim(trimmed, open[:1]) == "" {
+				open = ""
+			}
+			continue
+		}
+		if f := fenceOf(trimmed); f != "" {
+			open = f
+			continue
+		}
+		if !strings.HasPrefix(trimmed, "|") || i+1 >= len(lines) || !isDelimiterRow(lines[i+1]) {
+			continue
+		}
+		t := Table{Line: i + 1, Header: tableCells(trimmed)}
+		i += 2
+		for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
+			t.Rows = append(t.Rows, TableRow{Line: i + 1, Cells: tableCells(strings.TrimSpace(lines[i]))})
+		}
+		tables = append(tables, t)
+	}
+	return tables
+}
+
+func isDelimiterRow(line string) bool {
+	cells := tableCells(strings.TrimSpace(line))
+	if len(cells) == 0 {
+		return false
+	}
+	for _, c := range cells {
+		if strings.Trim(c, ":-") != "" || !strings.Contains(c, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// tableCells splits a table row at its unescaped pipes; a pipe inside a code span
+// splits too, as GitHub renders it, so cells must not hold one.
+func tableCells(row string) []string {
+	row = strings.TrimPrefix(strings.TrimSuffix(row, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case row[i] == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+var codeSpan = regexp.MustCompile("`([^`]+)`")
+
+// CodeSpans returns the inline code of a piece of Markdown.
+func CodeSpans(text string) []string {
+	var out []string
+	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

@@ -420,12 +420,16 @@ func TestChecksCatchMistakes(t *testing.T) {
 		"packages":[{"registryType":"oci","identifier":"ghcr.io/mcpkit/mcp-server-github:0.1.0","transport":{"type":"stdio"},
 			"runtimeHint":"docker","runtimeArguments":[{"type":"named","name":"--mount","value":"src={dir}"}],
 			"packageArguments":[{"type":"named","name":"--repoz","value":"o/r"}],
-			"environmentVariables":[{"name":"GITHUB_TOKEN"},{"name":"GH_HOST"}]}],
+			"environmentVariables":[{"name":"GITHUB_TOKEN"},{"name":"GH_HOST"}]},
+			{"registryType":"npm","identifier":"@mcpkit/github","version":"0.1.0","transport":{"type":"stdio"},"runtimeHint":"npx",
+			"registryBaseUrl":"https://registry.npmjs.org","environmentVariables":[{"name":"GH_PAT"}]},
+			{"registryType":"mcpb","identifier":"https://github.com/mcpkit/reference/releases/download/v0.1.0/mcp-server-github_0.1.0_linux_arm64.mcpb",
+			"version":"0.1.0","fileSha256":"0000000000000000000000000000000000000000000000000000000000000000","transport":{"type":"stdio"}}],
 		"remotes":[{"type":"streamable-http","url":"https://{host}/sse","headers":[{"name":"Authorization","value":"Bearer x"}]}]}`
 	if err := json.Unmarshal([]byte(raw), &sj); err != nil {
 		t.Fatal(err)
 	}
-	problems := strings.Join(append(checkServerJSON(sj, s.ServerDir, "S"), checkServerJSONAgainstBinary(sj, s)...), "\n")
+	problems := strings.Join(append(checkServerJSON(sj, s.ServerDir, "S", []string{"linux/amd64"}), checkServerJSONAgainstBinary(sj, s)...), "\n")
 	for _, want := range []string{
 		"want \"ghcr.io/mcpkit/mcp-server-github:v0.1.0\"", // tag is v<version>
 		"GITHUB_TOKEN holds a credential",                  // isSecret missing
@@ -435,6 +439,11 @@ func TestChecksCatchMistakes(t *testing.T) {
 		"GH_HOST",                       // not a variable the server reads
 		"has no flag --repoz",           // package argument
 		"the server's MCP path is /mcp", // remote path
+		`npm identifier "@mcpkit/github"`,
+		"GH_PAT", // npm package variable the server does not read
+		"no MCPB package https://github.com/mcpkit/reference/releases/download/v0.1.0/mcp-server-github_0.1.0_linux_amd64.mcpb",
+		"mcp-server-github_0.1.0_linux_arm64.mcpb is not a bundle make dist builds",
+		"has a fileSha256",
 	} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("server.json problems lack %q; got:\n%s", want, problems)

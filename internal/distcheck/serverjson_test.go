@@ -57,9 +57,12 @@ type serverJSON struct {
 		Subfolder string `json:"subfolder"`
 	} `json:"repository"`
 	Packages []struct {
-		RegistryType string `json:"registryType"`
-		Identifier   string `json:"identifier"`
-		Transport    struct {
+		RegistryType    string `json:"registryType"`
+		RegistryBaseURL string `json:"registryBaseUrl"`
+		Identifier      string `json:"identifier"`
+		Version         string `json:"version"`
+		FileSha256      string `json:"fileSha256"`
+		Transport       struct {
 			Type string `json:"type"`
 		} `json:"transport"`
 		RuntimeHint          string         `json:"runtimeHint"`
@@ -95,10 +98,13 @@ type registryPair struct {
 	Variables map[string]registryInput `json:"variables"`
 }
 
-// The registry's namespace and the image registry of this repository's servers.
+// The registry's namespace, the image registry and npm scope of this repository's
+// servers, and where releases keep their files (the MCP Bundles).
 const (
 	registryNamespace = "io.github.mcpkit/"
 	imageRepository   = "ghcr.io/mcpkit/"
+	npmScope          = "@mcpkit/"
+	npmRegistry       = "https://registry.npmjs.org"
 	sourceRepository  = "https://github.com/mcpkit/reference"
 )
 
@@ -117,10 +123,17 @@ var placeholder = regexp.MustCompile(`\{([^{}]+)\}`)
 // marked secret), the docker command a host assembles from the package (docker run -i
 // --rm, the runtime arguments, the image, the package arguments) parses and its server
 // arguments are accepted by the built binary, every {placeholder} has its variable,
-// and remotes use the server's MCP path. All servers carry one version.
+// and remotes use the server's MCP path. A released server (not the template) also
+// lists its npm package (@mcpkit/mcp-server-<name> at the file's version, run with
+// npx, its arguments and variables checked like the image's) and one MCP Bundle per
+// platform of make dist, at the release's download URL; the bundles' fileSha256,
+// which the registry requires, is not in the repository's file (a hash of a file not
+// yet built would be wrong): make dist writes dist/registry/<name>/server.json with
+// them, and that is the file published. All servers carry one version.
 func TestServerJSON(t *testing.T) {
 	servers := builtServers(t)
 	sch, schemaID := registrySchema(t)
+	platforms := readMakefileDist(t, repoRoot(t)).Platforms
 	versions := map[string]string{}
 	for _, sd := range serverDirs {
 		t.Run(sd.Name, func(t *testing.T) {
@@ -141,7 +154,7 @@ func TestServerJSON(t *testing.T) {
 				t.Fatalf("%s: %v", path, err)
 			}
 			versions[sd.Name] = sj.Version
-			for _, p := range checkServerJSON(sj, sd, schemaID) {
+			for _, p := range checkServerJSON(sj, sd, schemaID, platforms) {
 				t.Errorf("%s/server.json: %s", sd.Rel, p)
 			}
 			s := servers[sd.Name]
@@ -163,7 +176,7 @@ func TestServerJSON(t *testing.T) {
 }
 
 // checkServerJSON checks the fields that follow from the server's name and place.
-func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string) []string {
+func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string, platforms []string) []string {
 	var problems []string
 	want := struct{ Schema, Name, RepoURL, Source, Subfolder string }{
 		schemaID, registryNamespace + sd.Name, sourceRepository, "github", sd.Rel,
@@ -174,9 +187,35 @@ func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string) []string {
 	if diff := cmp.Diff(want, got); diff != "" {
 		problems = append(problems, "identity fields (-want +got):\n"+diff)
 	}
-	oci := 0
+	oci, npm := 0, 0
+	bundles := map[string]bool{}
 	for _, p := range sj.Packages {
-		if p.RegistryType != "oci" {
+		if p.Transport.Type != "stdio" {
+			problems = append(problems, fmt.Sprintf("%s package %s: transport %q, want stdio (every package runs the binary on stdio)", p.RegistryType, p.Identifier, p.Transport.Type))
+		}
+		if p.RegistryType != "oci" && p.Version != sj.Version {
+			problems = append(problems, fmt.Sprintf("%s package %s: version %q, want the file's %q", p.RegistryType, p.Identifier, p.Version, sj.Version))
+		}
+		switch p.RegistryType {
+		case "npm":
+			npm++
+			if want := npmScope + sd.Cmd; p.Identifier != want {
+				problems = append(problems, fmt.Sprintf("npm identifier %q, want %q (the package make dist packs)", p.Identifier, want))
+			}
+			if p.RuntimeHint != "npx" || p.RegistryBaseURL != npmRegistry {
+				problems = append(problems, fmt.Sprintf("npm package: runtimeHint %q and registryBaseUrl %q, want \"npx\" and %q", p.RuntimeHint, p.RegistryBaseURL, npmRegistry))
+			}
+			problems = append(problems, packageVariables(p.EnvironmentVariables, p.PackageArguments)...)
+			continue
+		case "mcpb":
+			bundles[p.Identifier] = true
+			if p.FileSha256 != "" {
+				problems = append(problems, fmt.Sprintf("MCPB package %s has a fileSha256: the repository's file has none (the bundle is built by the release); make dist writes dist/registry/%s/server.json with the hashes", p.Identifier, sd.Name))
+			}
+			continue
+		case "oci":
+		default:
+			problems = append(problems, fmt.Sprintf("package type %q: the servers publish oci, npm and mcpb packages", p.RegistryType))
 			continue
 		}
 		oci++
@@ -190,14 +229,22 @@ func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string) []string {
 		if len(p.RuntimeArguments) > 0 && p.RuntimeHint != "docker" {
 			problems = append(problems, fmt.Sprintf("runtimeHint %q with runtime arguments for docker: want \"docker\"", p.RuntimeHint))
 		}
-		for _, e := range p.EnvironmentVariables {
-			if secretName.MatchString(e.Name) && !e.IsSecret {
-				problems = append(problems, fmt.Sprintf("environment variable %s holds a credential: mark it \"isSecret\": true", e.Name))
-			}
-			problems = append(problems, undefinedPlaceholders("environment variable "+e.Name, e.Value, e.Variables)...)
+		problems = append(problems, packageVariables(p.EnvironmentVariables, append(append([]registryArg{}, p.RuntimeArguments...), p.PackageArguments...))...)
+	}
+	if !sd.Example() {
+		if npm != 1 {
+			problems = append(problems, fmt.Sprintf("%d npm packages, want 1 (%s%s, which make dist packs)", npm, npmScope, sd.Cmd))
 		}
-		for _, a := range append(append([]registryArg{}, p.RuntimeArguments...), p.PackageArguments...) {
-			problems = append(problems, undefinedPlaceholders("argument "+a.Name, a.Value, a.Variables)...)
+		for _, pl := range platforms {
+			goos, goarch, _ := strings.Cut(pl, "/")
+			want := fmt.Sprintf("%s/releases/download/v%s/%s_%s_%s_%s.mcpb", sourceRepository, sj.Version, sd.Cmd, sj.Version, goos, goarch)
+			if !bundles[want] {
+				problems = append(problems, fmt.Sprintf("no MCPB package %s (make dist builds a bundle per platform)", want))
+			}
+			delete(bundles, want)
+		}
+		for id := range bundles {
+			problems = append(problems, fmt.Sprintf("MCPB package %s is not a bundle make dist builds", id))
 		}
 	}
 	if oci != 1 {
@@ -211,6 +258,22 @@ func checkServerJSON(sj serverJSON, sd ServerDir, schemaID string) []string {
 			}
 			problems = append(problems, undefinedPlaceholders("header "+h.Name, h.Value, h.Variables)...)
 		}
+	}
+	return problems
+}
+
+// packageVariables checks a package's environment variables and arguments: every
+// credential marked secret, every {placeholder} defined.
+func packageVariables(env []registryPair, args []registryArg) []string {
+	var problems []string
+	for _, e := range env {
+		if secretName.MatchString(e.Name) && !e.IsSecret {
+			problems = append(problems, fmt.Sprintf("environment variable %s holds a credential: mark it \"isSecret\": true", e.Name))
+		}
+		problems = append(problems, undefinedPlaceholders("environment variable "+e.Name, e.Value, e.Variables)...)
+	}
+	for _, a := range args {
+		problems = append(problems, undefinedPlaceholders("argument "+a.Name, a.Value, a.Variables)...)
 	}
 	return problems
 }
@@ -265,6 +328,21 @@ func argWords(args []registryArg) []string {
 func checkServerJSONAgainstBinary(sj serverJSON, s *Server) []string {
 	var problems []string
 	for _, p := range sj.Packages {
+		if p.RegistryType == "npm" {
+			// npx -y <package> ARGS: the arguments go to the server as they are.
+			var env []string
+			for _, e := range p.EnvironmentVariables {
+				env = append(env, e.Name)
+			}
+			problems = append(problems, s.UnknownEnv(env)...)
+			args := argWords(p.PackageArguments)
+			if unknown := s.UnknownFlags(args); len(unknown) > 0 {
+				problems = append(problems, unknown...)
+			} else if err := s.AcceptsArgs(context.Background(), args); err != nil {
+				problems = append(problems, "npm package arguments: "+err.Error())
+			}
+			continue
+		}
 		if p.RegistryType != "oci" {
 			continue
 		}

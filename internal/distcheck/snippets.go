@@ -13,12 +13,17 @@ import (
 // Mode is how a snippet runs a server.
 type Mode string
 
-// The three ways every server README must show for each host.
+// The three ways every server README must show for each host, and npx, which the
+// root README's install table shows too.
 const (
 	Binary    Mode = "binary"    // the mcp-server-* binary on the host
 	Container Mode = "container" // docker run -i --rm … image
 	Remote    Mode = "remote"    // a server already serving Streamable HTTP, by URL
+	Npx       Mode = "npx"       // npx -y @mcpkit/mcp-server-* (the npm package)
 )
+
+// NpmScope is the npm scope of the servers' packages: @mcpkit/mcp-server-<name>.
+const NpmScope = "@mcpkit"
 
 // RequiredModes lists the modes in the order reports name them.
 var RequiredModes = []Mode{Binary, Container, Remote}
@@ -258,8 +263,31 @@ func (l *Launch) fromCommand(words, env []string) error {
 				return fmt.Errorf("npx mcp-remote without a URL")
 			}
 		}
+		// npx [its options] @mcpkit/mcp-server-<name>[@version] ARGS...: everything after
+		// the package goes to the server.
+		for i, w := range words[1:] {
+			if strings.HasPrefix(w, "-") {
+				if w == "-p" || w == "--package" || w == "-c" || w == "--call" {
+					return fmt.Errorf("npx %s: name the package as the command (npx -y %s/mcp-server-NAME ARGS)", w, NpmScope)
+				}
+				continue // -y, --yes, --offline, --quiet
+			}
+			name := w
+			if at := strings.LastIndexByte(w, '@'); at > 0 {
+				name = w[:at] // @mcpkit/mcp-server-x@1.2.3
+			}
+			server, ok := strings.CutPrefix(name, NpmScope+"/mcp-server-")
+			if !ok || server == "" {
+				return fmt.Errorf("npx %s: not a server package of this repository (%s/mcp-server-NAME) nor mcp-remote", w, NpmScope)
+			}
+			if !hasYes(words[1:i+1]) && l.Host != "" {
+				return fmt.Errorf("npx without -y: npx asks before installing, and a host gives it no terminal to answer on")
+			}
+			l.Mode, l.Server, l.Args, l.Env = Npx, server, words[i+2:], env
+			return nil
+		}
 	}
-	return fmt.Errorf("command %q is none of an mcp-server-* binary, docker/podman run, or npx mcp-remote URL", words[0])
+	return fmt.Errorf("command %q is none of an mcp-server-* binary, npx %s/mcp-server-*, docker/podman run, or npx mcp-remote URL", words[0], NpmScope)
 }
 
 // parseShellLine reads one logical shell line. ok is false for lines that launch
@@ -290,7 +318,8 @@ func parseShellLine(file string, nl NumberedLine) (Launch, bool, error) {
 		}
 		return l, true, nil
 	case (base == "docker" || base == "podman") && len(words) > 1 && words[1] == "run",
-		strings.HasPrefix(strings.TrimSuffix(base, ".exe"), "mcp-server-"):
+		strings.HasPrefix(strings.TrimSuffix(base, ".exe"), "mcp-server-"),
+		base == "npx" && slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, NpmScope+"/") }):
 		if err := l.fromCommand(words, env); err != nil {
 			return Launch{}, false, fail("%v", err)
 		}
@@ -364,6 +393,12 @@ func (l *Launch) fromClaudeAdd(words, env []string) error {
 		return l.fromCommand(pos[1:], env)
 	}
 	return fmt.Errorf("claude mcp add --transport %q: expected stdio, http or sse", transport)
+}
+
+// hasYes reports whether npx's options include -y (--yes): without it npx prompts
+// before installing a package.
+func hasYes(opts []string) bool {
+	return slices.ContainsFunc(opts, func(o string) bool { return o == "-y" || o == "--yes" || o == "--yes=true" })
 }
 
 // sortedKeys returns the keys of m in order.

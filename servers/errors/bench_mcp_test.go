@@ -51,13 +51,15 @@ func (c *rawStdio) call(b *testing.B, tool string, args []byte) []byte {
 }
 
 // BenchmarkSearchIssuesMCP measures search_issues through the whole MCP server on
-// stdio over 100,000 stored events in 1,000 issues: one op is one tools/call request
-// line in and its response line out. Compare with BenchmarkSearchIssues (the backend
-// alone) for the cost of the protocol layer.
+// stdio over the bench store (1,000,000 events in 1,000 issues): one op is one
+// tools/call request line in and its response line out. Compare with
+// BenchmarkSearchIssues (the backend alone) for the cost of the protocol layer.
 func BenchmarkSearchIssuesMCP(b *testing.B) {
-	store := openTestStore(b, b.TempDir())
+	store, err := OpenLocal(LocalConfig{DataDir: benchStoreDir(b), ReadOnly: true, Logger: quietLogger})
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer store.Close()
-	fillBenchStore(b, store, 100_000)
 	c := newRawStdio(b, store)
 	for _, q := range []struct {
 		name string

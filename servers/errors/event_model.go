@@ -11,10 +11,15 @@ import (
 // JSON, so its field names are a storage format: add fields, never rename), and view.go
 // turns it into the Event a tool returns. Nothing in it has been sanitised for display.
 type eventData struct {
-	ID              string             `json:"id"`
-	IssueID         string             `json:"issue,omitempty"`
-	Project         string             `json:"project,omitempty"`
-	Timestamp       time.Time          `json:"timestamp,omitzero"`
+	ID        string    `json:"id"`
+	IssueID   string    `json:"issue,omitempty"`
+	Project   string    `json:"project,omitempty"`
+	Timestamp time.Time `json:"timestamp,omitzero"`
+	// Received is when the local store received the event. ClientTimestamp is the
+	// SDK's own timestamp when the store filed the event at Received instead (it was
+	// in the future, or older than the age limit).
+	Received        time.Time          `json:"received,omitzero"`
+	ClientTimestamp time.Time          `json:"clientTimestamp,omitzero"`
 	Level           string             `json:"level,omitempty"`
 	Platform        string             `json:"platform,omitempty"`
 	Logger          string             `json:"logger,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	realclient.CleanupBuilds()
+	removeBenchStore()
 	os.Exit(code)
 }
 
@@ -221,4 +223,35 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// issueOfEvent returns the issue id of a stored event ("" when it is not stored).
+func (s *LocalStore) issueOfEvent(t testing.TB, eventID string) string {
+	t.Helper()
+	var id string
+	err := s.db.QueryRow(`SELECT i.id FROM events e JOIN issues i ON i.n = e.issue WHERE e.event_id = ?`, eventID).Scan(&id)
+	if err != nil && err != sql.ErrNoRows {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// eventCount is the number of events stored.
+func (s *LocalStore) eventCount(t testing.TB) int64 {
+	t.Helper()
+	var n int64
+	if err := s.db.QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// tableRows counts the rows of a table of the store.
+func tableRows(t testing.TB, s *LocalStore, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := s.db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -2,8 +2,8 @@ package errorserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 )
 
 // The envelope format (what SDKs POST to /api/<project>/envelope/):

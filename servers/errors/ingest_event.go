@@ -2,8 +2,8 @@ package errorserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"sort"
 	"strings"
 	"time"

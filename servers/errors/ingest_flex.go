@@ -2,11 +2,12 @@ package errorserver
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The Sentry event protocol has grown over a decade of SDKs: the same field arrives as
@@ -23,6 +24,8 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || string(b) == "null":
 		*s = ""
+	case b[0] == '"' && len(b) >= 2 && b[len(b)-1] == '"' && plainJSONString(b[1:len(b)-1]):
+		*s = flexString(b[1 : len(b)-1]) // nothing to unescape: skip the decoder
 	case b[0] == '"':
 		var v string
 		if err := json.Unmarshal(b, &v); err != nil {
@@ -39,6 +42,17 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 		*s = flexString(b)
 	}
 	return nil
+}
+
+// plainJSONString reports whether b, the inside of a JSON string, needs no decoding:
+// no escapes, no control characters, valid UTF-8.
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // flexInt accepts a number or a numeric string; anything else is 0.

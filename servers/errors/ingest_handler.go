@@ -22,17 +22,23 @@ import (
 //
 //	POST /api/<project>/envelope/   the envelope endpoint every current SDK uses
 //	POST /api/<project>/store/      the older single-event endpoint
+//	POST /stream                    Spotlight's sidecar endpoint: what SDKs send with
+//	                                their spotlight option on (no DSN key needed; the
+//	                                project is the one in the envelope's dsn, else
+//	                                "spotlight")
 //
 // Bodies may be gzip or deflate encoded. The DSN public key is read from the
 // X-Sentry-Auth header, the sentry_key query parameter or the envelope header's dsn.
 // The answer is 200 {"id": "<event id>"} only after the event is on disk; anything
 // the store cannot accept gets a 4xx with {"detail": "..."} saying why, and leaves the
-// store untouched. Envelope items other than events (transactions, sessions,
+// store untouched. The Content-Type is not looked at (SDKs send
+// application/x-sentry-envelope, some nothing at all). Envelope items other than events (transactions, sessions,
 // attachments, client reports, and types this server does not know) are skipped.
 func (s *LocalStore) IngestHandler() http.Handler {
 	mux := http.NewServeMux()
-	envelope := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, true) }
-	store := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, false) }
+	envelope := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointEnvelope) }
+	store := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointStore) }
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointSpotlight) })
 	mux.HandleFunc("/api/{project}/envelope/{$}", envelope)
 	mux.HandleFunc("/api/{project}/envelope", envelope)
 	mux.HandleFunc("/api/{project}/store/{$}", store)
@@ -61,7 +67,18 @@ func ingestError(w http.ResponseWriter, status int, detail string) {
 	json.NewEncoder(w).Encode(map[string]string{"detail": detail})
 }
 
-func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, isEnvelope bool) {
+// The ingest endpoints.
+const (
+	endpointEnvelope = iota
+	endpointStore
+	endpointSpotlight
+)
+
+// SpotlightProject is the project of events sent to /stream without a DSN.
+const SpotlightProject = "spotlight"
+
+func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoint int) {
+	isEnvelope := endpoint != endpointStore
 	// Browser SDKs post cross-origin; the key, not the origin, authorises a sender.
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if r.Method == http.MethodOptions {
@@ -76,12 +93,15 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, isEnvel
 		return
 	}
 	project := r.PathValue("project")
+	if endpoint == endpointSpotlight {
+		project = SpotlightProject
+	}
 	if !projectPattern.MatchString(project) {
 		ingestError(w, http.StatusBadRequest, "the project in the URL is not a project id: use the number at the end of the DSN")
 		return
 	}
 	key, hasKey := requestKey(r)
-	if hasKey && !s.keyAccepted(key) {
+	if hasKey && !s.keyAccepted(key) && endpoint != endpointSpotlight {
 		s.reject(w, project, http.StatusForbidden, "the DSN public key is not one this store accepts: use the DSN the server was configured with")
 		return
 	}
@@ -97,6 +117,14 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, isEnvel
 		if err != nil {
 			s.reject(w, project, http.StatusBadRequest, "bad envelope: "+err.Error())
 			return
+		}
+		if endpoint == endpointSpotlight {
+			// Spotlight takes what the SDK mirrors to it whatever its DSN (often the
+			// real Sentry's): the DSN only names the project.
+			if p, ok := dsnProject(string(env.Header.DSN)); ok {
+				project = p
+			}
+			hasKey = true
 		}
 		if !hasKey {
 			if key, hasKey = dsnKey(string(env.Header.DSN)); hasKey && !s.keyAccepted(key) {
@@ -211,6 +239,16 @@ func dsnKey(dsn string) (string, bool) {
 		return "", false
 	}
 	return u.User.Username(), true
+}
+
+// dsnProject extracts the project from a DSN (the last path segment).
+func dsnProject(dsn string) (string, bool) {
+	u, err := url.Parse(dsn)
+	if err != nil || dsn == "" {
+		return "", false
+	}
+	p := u.Path[strings.LastIndex(u.Path, "/")+1:]
+	return p, projectPattern.MatchString(p)
 }
 
 // readBody reads and decodes the request body within the size limit. It returns a

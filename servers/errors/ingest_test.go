@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -174,44 +178,109 @@ func TestIngestDeduplicatesRetriedEvents(t *testing.T) {
 	}
 }
 
-// TestTornLastRecordKeepsEarlierEvents cuts the last segment in the middle of the last
-// event, as a crash during a write would, and reopens.
-func TestTornLastRecordKeepsEarlierEvents(t *testing.T) {
-	dir := t.TempDir()
-	store := openTestStore(t, dir)
-	srv, _ := startIngest(t, store)
-	for i := 1; i <= 5; i++ {
-		if code, body := postEnvelope(t, srv.URL+"/api/42/envelope/", envelopeOf(hexID(i), [2]string{"event", testEvent(hexID(i), "E", fmt.Sprint(i), "f", nil)}), nil); code != 200 {
-			t.Fatalf("%d %s", code, body)
-		}
-	}
-	last := store.idx.events[hexID(5)].pos
-	srv.Close()
-	store.Close()
-	seg := filepath.Join(dir, "events", fmt.Sprintf("%020d.seg", last.Segment))
-	if err := os.Truncate(seg, last.Offset+int64(last.Length)/2); err != nil {
+// writeLegacyLog writes an event log in the format of the earlier version (segments
+// of CRC-framed records in DIR/events) holding the given events, and cuts the last
+// record in half, as a crash during a write would have left it.
+func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, legacyDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	reopened := openTestStore(t, dir)
-	defer reopened.Close()
-	want := map[string]bool{hexID(1): true, hexID(2): true, hexID(3): true, hexID(4): true}
-	if diff := cmp.Diff(want, allEventIDs(t, reopened)); diff != "" {
-		t.Fatalf("events after a torn write (-want +got):\n%s", diff)
+	os.WriteFile(filepath.Join(dir, legacyDir, "LOCK"), nil, 0o600)
+	seg := []byte(legacyMagic)
+	var lastStart int
+	for _, e := range events {
+		deriveIssueFields(e)
+		e.IssueID = issueIDFor(e.Project, groupingParts(e))
+		detail, _ := json.Marshal(e)
+		sum, _ := json.Marshal(map[string]any{"id": e.ID, "issue": e.IssueID, "project": e.Project})
+		payload := append([]byte{1}, binary.AppendUvarint(nil, uint64(len(sum)))...)
+		payload = append(append(payload, sum...), detail...)
+		var h [legacyHeaderSize]byte
+		binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
+		binary.LittleEndian.PutUint64(h[8:16], uint64(time.Now().UnixNano()))
+		c := crc32.Update(0, legacyCRC, h[0:4])
+		c = crc32.Update(c, legacyCRC, h[8:16])
+		binary.LittleEndian.PutUint32(h[4:8], crc32.Update(c, legacyCRC, payload))
+		lastStart = len(seg)
+		seg = append(append(seg, h[:]...), payload...)
 	}
-	for id := range want {
-		ev := reopened.idx.events[id]
-		got, err := reopened.GetEvent(context.Background(), GetEventInput{IssueID: ev.issue.id, EventID: id})
-		if err != nil || got.ID != id {
-			t.Errorf("GetEvent(%s) after a torn write: %v", id, err)
+	seg = seg[:lastStart+(len(seg)-lastStart)/2]
+	if err := os.WriteFile(filepath.Join(dir, legacyDir, "00000000000000000001.seg"), seg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, legacyRetention), []byte(`{"droppedEvents":3,"droppedSegments":1,"lastDrop":"2026-05-01T00:00:00Z","lastReason":"over the byte limit"}`), 0o600)
+}
+
+// TestLegacyEventLogIsImported opens a data directory of the earlier version: its
+// events (all but the torn last one) and retention statistics are imported into the
+// database, the old log is kept aside as events.imported, and the torn event can be
+// sent again. While an earlier version still holds the old log, the store refuses to
+// open, saying why.
+func TestLegacyEventLogIsImported(t *testing.T) {
+	dir := t.TempDir()
+	var events []*eventData
+	for i := 1; i <= 5; i++ {
+		e, err := parseSDKEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
+		if err != nil {
+			t.Fatal(err)
 		}
+		e.Timestamp = time.Now().Add(-time.Duration(10-i) * time.Minute)
+		events = append(events, e)
+	}
+	writeLegacyLog(t, dir, events)
+
+	held, err := os.OpenFile(filepath.Join(dir, legacyDir, "LOCK"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tryLock(held); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "earlier version of mcp-server-errors is running") {
+		t.Errorf("open while the earlier version runs: %v; want a refusal that says so", err)
+	}
+	held.Close()
+
+	store := openTestStore(t, dir)
+	defer store.Close()
+	want := map[string]bool{hexID(1): true, hexID(2): true, hexID(3): true, hexID(4): true}
+	if diff := cmp.Diff(want, allEventIDs(t, store)); diff != "" {
+		t.Fatalf("events imported from the earlier version's log (-want +got):\n%s", diff)
+	}
+	ctx := context.Background()
+	issue := store.issueOfEvent(t, hexID(2))
+	if issue != events[1].IssueID {
+		t.Errorf("imported event in issue %q, want the issue id it had: %q", issue, events[1].IssueID)
+	}
+	got, err := store.GetEvent(ctx, GetEventInput{IssueID: issue, EventID: "oldest"})
+	if err != nil || got.ID != hexID(1) {
+		t.Errorf("oldest imported event: %+v, %v", got, err)
+	}
+	res, err := store.SearchIssues(ctx, SearchIssuesInput{Query: "shard:1"})
+	if err != nil || len(res.Issues) != 1 || res.Issues[0].Count != 4 || !strings.Contains(res.Notice, "3 events were dropped by retention") {
+		t.Errorf("search after import: %+v, %v; want the issue with 4 events and the earlier drops in the notice", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old event log is still in place after the import: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyImportedDir, "00000000000000000001.seg")); err != nil {
+		t.Errorf("the old event log is not kept aside: %v", err)
 	}
 	// The torn event can be sent again and is stored this time.
-	srv2, _ := startIngest(t, reopened)
-	if code, body := postEnvelope(t, srv2.URL+"/api/42/envelope/", envelopeOf(hexID(5), [2]string{"event", testEvent(hexID(5), "E", "5", "f", nil)}), nil); code != 200 {
+	srv, _ := startIngest(t, store)
+	if code, body := postEnvelope(t, srv.URL+"/api/42/envelope/", envelopeOf(hexID(5), [2]string{"event", testEvent(hexID(5), "E", "5", "f", nil)}), nil); code != 200 {
 		t.Fatalf("resend: %d %s", code, body)
 	}
-	if !reopened.idx.has(hexID(5)) {
+	if store.issueOfEvent(t, hexID(5)) == "" {
 		t.Error("resent event not stored")
+	}
+	// Reopening does not import again.
+	store.Close()
+	again := openTestStore(t, dir)
+	defer again.Close()
+	if n := again.eventCount(t); n != 5 {
+		t.Errorf("%d events after reopening, want 5", n)
 	}
 }
 

@@ -2,12 +2,13 @@ package errorserver
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/mcpkit/reference/servers/errors/internal/eventlog"
+	"time"
 )
 
 // LocalOrganization is the one organization of the local store.
@@ -20,32 +21,41 @@ func checkLocalOrg(org string) error {
 	return nil
 }
 
+// queryFailed reports a database error as the backend being unavailable.
+func queryFailed(what string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s: %v", ErrUnavailable, what, err)
+	}
+	return fmt.Errorf("%w: %s: the store's database answered %v", ErrUnavailable, what, err)
+}
+
+func nsTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
 // ListProjects lists every project that has sent events.
 func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT project, count(*), sum(times_seen), max(platform) FROM issues GROUP BY project ORDER BY project LIMIT 501`)
+	if err != nil {
+		return nil, queryFailed("list projects", err)
+	}
+	defer rows.Close()
 	v := &viewer{}
-	byID := map[string]*Project{}
-	s.mu.RLock()
-	for _, is := range s.idx.issues {
-		p := byID[is.project]
-		if p == nil {
-			p = &Project{ID: v.text(is.project, capName), Slug: v.text(is.project, capName), Name: v.text(is.project, capName), Organization: LocalOrganization}
-			byID[is.project] = p
-		}
-		p.Issues++
-		p.Events += int64(len(is.events))
-		if p.Platform == "" {
-			p.Platform = v.text(is.platform, capName)
-		}
-	}
-	s.mu.RUnlock()
 	out := &ProjectList{Organizations: []Organization{{Slug: LocalOrganization, Name: "Local event store"}}, Projects: []Project{}}
-	for _, p := range byID {
-		out.Projects = append(out.Projects, *p)
+	for rows.Next() {
+		var project, platform string
+		var issues int
+		var events int64
+		if err := rows.Scan(&project, &issues, &events, &platform); err != nil {
+			return nil, queryFailed("list projects", err)
+		}
+		name := v.text(project, capName)
+		out.Projects = append(out.Projects, Project{ID: name, Slug: name, Name: name, Organization: LocalOrganization, Platform: v.text(platform, capName), Issues: issues, Events: events})
 	}
-	sort.Slice(out.Projects, func(i, j int) bool { return out.Projects[i].ID < out.Projects[j].ID })
+	if err := rows.Err(); err != nil {
+		return nil, queryFailed("list projects", err)
+	}
 	if len(out.Projects) > 500 {
 		out.Projects = out.Projects[:500]
 		out.Cut("more than 500 projects: only the first 500 by id are listed")
@@ -54,7 +64,61 @@ func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*P
 	return out, nil
 }
 
-// SearchIssues filters issues with the local query subset (local_query.go).
+const (
+	hourNs = spanHour * int64(time.Second)
+	dayNs  = spanDay * int64(time.Second)
+)
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
+
+// windowSQL is a query of (issue, cnt): the events of each issue whose event time is
+// in [start, end]. Whole days and hours inside the window are read from the count
+// buckets; only the ragged edges (less than an hour at each end) count events.
+func windowSQL(start, end time.Time) (string, []any) {
+	from, to := start.UnixNano(), end.UnixNano()+1 // [from, to)
+	var parts []string
+	var args []any
+	exact := func(a, b int64) {
+		if a < b {
+			parts = append(parts, `SELECT issue, 1 AS c FROM events WHERE ts >= ? AND ts < ?`)
+			args = append(args, a, b)
+		}
+	}
+	buckets := func(span, lo, hi int64) {
+		if lo < hi {
+			parts = append(parts, `SELECT issue, n AS c FROM issue_counts WHERE span = ? AND bucket >= ? AND bucket < ?`)
+			args = append(args, span, lo, hi)
+		}
+	}
+	hours := func(a, b int64) {
+		h0, h1 := ceilDiv(a, hourNs), floorDiv(b, hourNs)
+		if h0 >= h1 {
+			exact(a, b)
+			return
+		}
+		exact(a, h0*hourNs)
+		buckets(spanHour, h0, h1)
+		exact(h1*hourNs, b)
+	}
+	d0, d1 := ceilDiv(from, dayNs), floorDiv(to, dayNs)
+	if d0 < d1 {
+		hours(from, d0*dayNs)
+		buckets(spanDay, d0, d1)
+		hours(d1*dayNs, to)
+	} else {
+		hours(from, to)
+	}
+	return `SELECT issue, sum(c) AS cnt FROM (` + strings.Join(parts, ` UNION ALL `) + `) GROUP BY issue`, args
+}
+
+var searchOrder = map[string]string{
+	"date": "i.last_seen DESC",
+	"new":  "i.first_seen DESC",
+	"freq": "w.cnt DESC",
+	"user": "users DESC",
+}
+
+// SearchIssues filters issues with the local query subset (local_query.go), in SQL.
 func (s *LocalStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
@@ -83,132 +147,141 @@ func (s *LocalStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*I
 	if len(in.Project) > 0 {
 		terms = append(terms, queryTerm{kind: termProject, patterns: globs(in.Project)})
 	}
+	s.syncTags(ctx)
 	scope := cursorScope("search", in.Query, win.Period, in.Start, in.End, order, strings.Join(in.Environment, ","), strings.Join(in.Project, ","))
 	cur, err := decodeCursor(in.Cursor, scope)
 	if err != nil {
 		return nil, err
 	}
-
-	type hit struct {
-		is    *issueState
-		count int64
-		users int64
+	wq, args := windowSQL(win.Start, win.End)
+	conds := []string{"1"}
+	for i := range terms {
+		c, a := terms[i].sql()
+		conds = append(conds, c)
+		args = append(args, a...)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var hits []hit
-	for _, is := range s.idx.issues {
-		if is.lastSeen.Before(win.Start) || is.firstSeen.After(win.End) {
-			continue
-		}
-		ok := true
-		for i := range terms {
-			if !terms[i].matches(is) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		if c := is.countIn(win.Start, win.End); c > 0 {
-			hits = append(hits, hit{is: is, count: c, users: is.userCount()})
-		}
+	q := `WITH w AS MATERIALIZED (` + wq + `)
+SELECT i.id, i.short_id, i.title, i.culprit, i.type, i.value, i.level, i.project, i.platform, i.first_seen, i.last_seen, w.cnt,
+	coalesce(u.uniq, 0) AS users, count(*) OVER () AS total
+FROM w JOIN issues i ON i.n = w.issue
+LEFT JOIN issue_tag_keys u ON u.issue = i.n AND u.key = 'user'
+WHERE ` + strings.Join(conds, " AND ") + `
+ORDER BY ` + searchOrder[order] + `, i.id
+LIMIT ? OFFSET ?`
+	args = append(args, limit, cur.Offset)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, queryFailed("search issues", err)
 	}
-	less := map[string]func(a, b hit) int{
-		"date": func(a, b hit) int { return b.is.lastSeen.Compare(a.is.lastSeen) },
-		"new":  func(a, b hit) int { return b.is.firstSeen.Compare(a.is.firstSeen) },
-		"freq": func(a, b hit) int { return cmpInt(b.count, a.count) },
-		"user": func(a, b hit) int { return cmpInt(b.users, a.users) },
-	}[order]
-	sort.Slice(hits, func(i, j int) bool {
-		if c := less(hits[i], hits[j]); c != 0 {
-			return c < 0
-		}
-		return hits[i].is.id < hits[j].is.id
-	})
-	out := &IssueList{Issues: []Issue{}, Notice: s.noticeLocked()}
-	if cur.Offset > len(hits) {
-		cur.Offset = len(hits)
-	}
-	end := min(cur.Offset+limit, len(hits))
+	defer rows.Close()
+	out := &IssueList{Issues: []Issue{}, Notice: s.notice(ctx)}
 	v := &viewer{}
-	for _, h := range hits[cur.Offset:end] {
-		out.Issues = append(out.Issues, viewLocalIssue(v, h.is, h.count))
+	total := 0
+	for rows.Next() {
+		var r issueRow
+		if err := rows.Scan(&r.id, &r.shortID, &r.title, &r.culprit, &r.typ, &r.value, &r.level, &r.project, &r.platform, &r.firstSeen, &r.lastSeen, &r.count, &r.users, &total); err != nil {
+			return nil, queryFailed("search issues", err)
+		}
+		out.Issues = append(out.Issues, viewLocalIssue(v, &r))
 	}
-	if end < len(hits) {
+	if err := rows.Err(); err != nil {
+		return nil, queryFailed("search issues", err)
+	}
+	if end := cur.Offset + len(out.Issues); end < total {
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, Offset: end})
-		out.Cut(fmt.Sprintf("%d more issues match: call again with cursor set to nextCursor", len(hits)-end))
+		out.Cut(fmt.Sprintf("%d more issues match: call again with cursor set to nextCursor", total-end))
 	}
 	v.finish(&out.Truncation)
 	return out, nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// issueRow is an issue as the queries read it.
+type issueRow struct {
+	n                                       int64
+	id, shortID, title, culprit, typ, value string
+	level, project, platform                string
+	firstSeen, lastSeen, count, users       int64
 }
 
-func viewLocalIssue(v *viewer, is *issueState, count int64) Issue {
+func viewLocalIssue(v *viewer, r *issueRow) Issue {
 	return Issue{
-		ID:        is.id,
-		ShortID:   v.text(is.shortID, capName),
-		Title:     v.secretText(is.title, capTitle),
-		Culprit:   v.text(is.culprit, capName),
-		Type:      v.text(is.typ, capName),
-		Value:     v.secretText(is.value, capTitle),
-		Level:     v.text(is.level, capName),
+		ID:        r.id,
+		ShortID:   v.text(r.shortID, capName),
+		Title:     v.secretText(r.title, capTitle),
+		Culprit:   v.text(r.culprit, capName),
+		Type:      v.text(r.typ, capName),
+		Value:     v.secretText(r.value, capTitle),
+		Level:     v.text(r.level, capName),
 		Status:    "unresolved",
-		Project:   v.text(is.project, capName),
-		Platform:  v.text(is.platform, capName),
-		Count:     count,
-		UserCount: is.userCount(),
-		FirstSeen: fmtTime(is.firstSeen),
-		LastSeen:  fmtTime(is.lastSeen),
+		Project:   v.text(r.project, capName),
+		Platform:  v.text(r.platform, capName),
+		Count:     r.count,
+		UserCount: r.users,
+		FirstSeen: fmtTime(nsTime(r.firstSeen)),
+		LastSeen:  fmtTime(nsTime(r.lastSeen)),
 	}
 }
 
-// findIssueLocked resolves an issue id or short id.
-func (s *LocalStore) findIssueLocked(id string) (*issueState, error) {
+// findIssue resolves an issue id or short id.
+func (s *LocalStore) findIssue(ctx context.Context, id string) (*issueRow, error) {
 	if err := checkID("issueId", id); err != nil {
 		return nil, err
 	}
-	if is := s.idx.issues[strings.ToLower(id)]; is != nil {
-		return is, nil
+	var r issueRow
+	err := s.db.QueryRowContext(ctx, `SELECT i.n, i.id, i.short_id, i.title, i.culprit, i.type, i.value, i.level, i.project, i.platform, i.first_seen, i.last_seen, i.times_seen,
+		coalesce((SELECT uniq FROM issue_tag_keys WHERE issue = i.n AND key = 'user'), 0)
+		FROM issues i WHERE i.id = ? OR i.short_id = ? COLLATE NOCASE ORDER BY i.id = ? DESC LIMIT 1`, strings.ToLower(id), id, strings.ToLower(id)).
+		Scan(&r.n, &r.id, &r.shortID, &r.title, &r.culprit, &r.typ, &r.value, &r.level, &r.project, &r.platform, &r.firstSeen, &r.lastSeen, &r.count, &r.users)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no issue %q in the local store: take an id from search_issues (its events may have been dropped by retention)", ErrNotFound, id)
 	}
-	for _, is := range s.idx.issues {
-		if strings.EqualFold(is.shortID, id) {
-			return is, nil
-		}
+	if err != nil {
+		return nil, queryFailed("find issue", err)
 	}
-	return nil, fmt.Errorf("%w: no issue %q in the local store: take an id from search_issues (its events may have been dropped by retention)", ErrNotFound, id)
+	return &r, nil
 }
 
 // priorityTags come first in an issue's tag summary: what triage asks first.
 var priorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
+
+type tagKeyRow struct {
+	key                   string
+	total, uniq, overflow int64
+}
+
+func (s *LocalStore) tagKeys(ctx context.Context, issue int64) ([]tagKeyRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT key, total, uniq, overflow FROM issue_tag_keys WHERE issue = ?`, issue)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tagKeyRow
+	for rows.Next() {
+		var k tagKeyRow
+		if err := rows.Scan(&k.key, &k.total, &k.uniq, &k.overflow); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
 
 // GetIssue returns an issue with the top values of its tags.
 func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	is, err := s.findIssueLocked(in.IssueID)
+	s.syncTags(ctx)
+	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
 		return nil, err
 	}
-	v := &viewer{}
-	out := &IssueDetail{Issue: viewLocalIssue(v, is, int64(len(is.events))), Notice: s.noticeLocked()}
-	keys := make([]string, 0, len(is.tags))
-	for k := range is.tags {
-		keys = append(keys, k)
+	keys, err := s.tagKeys(ctx, is.n)
+	if err != nil {
+		return nil, queryFailed("get issue", err)
 	}
+	v := &viewer{}
+	out := &IssueDetail{Issue: viewLocalIssue(v, is), Notice: s.notice(ctx)}
 	rank := func(k string) int {
 		for i, p := range priorityTags {
 			if p == k {
@@ -218,25 +291,27 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 		return len(priorityTags)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := rank(keys[i]), rank(keys[j])
+		ri, rj := rank(keys[i].key), rank(keys[j].key)
 		if ri != rj {
 			return ri < rj
 		}
-		if ti, tj := is.tags[keys[i]].total, is.tags[keys[j]].total; ti != tj {
-			return ti > tj
+		if keys[i].total != keys[j].total {
+			return keys[i].total > keys[j].total
 		}
-		return keys[i] < keys[j]
+		return keys[i].key < keys[j].key
 	})
 	if len(keys) > topTagKeys {
 		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", topTagKeys, len(keys)))
 		keys = keys[:topTagKeys]
 	}
 	for _, k := range keys {
-		ts := is.tags[k]
-		vals := sortedValues(ts)
-		sum := TagSummary{Key: v.text(k, capName), TotalValues: ts.total, UniqueValues: int64(len(ts.values)), TopValues: []TagValue{}}
-		for _, tv := range vals[:min(topTagValues, len(vals))] {
-			sum.TopValues = append(sum.TopValues, v.countedTagValue(k, tv.value, tv.count, tv.first, tv.last))
+		vals, err := s.tagValues(ctx, is.n, k.key, topTagValues, 0)
+		if err != nil {
+			return nil, queryFailed("get issue", err)
+		}
+		sum := TagSummary{Key: v.text(k.key, capName), TotalValues: k.total, UniqueValues: k.uniq, TopValues: []TagValue{}}
+		for _, tv := range vals {
+			sum.TopValues = append(sum.TopValues, v.countedTagValue(k.key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
 		}
 		out.Tags = append(out.Tags, sum)
 	}
@@ -244,26 +319,30 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 	return out, nil
 }
 
-type namedValue struct {
-	value string
-	*valueStats
+type tagValueRow struct {
+	value          string
+	n, first, last int64
 }
 
-func sortedValues(ts *tagStats) []namedValue {
-	out := make([]namedValue, 0, len(ts.values))
-	for val, vs := range ts.values {
-		out = append(out, namedValue{val, vs})
+// tagValues reads one page of an issue's values of key, most frequent first.
+func (s *LocalStore) tagValues(ctx context.Context, issue int64, key string, limit, offset int) ([]tagValueRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT value, n, first_seen, last_seen FROM issue_tags WHERE issue = ? AND key = ? ORDER BY n DESC, value LIMIT ? OFFSET ?`, issue, key, limit, offset)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].count != out[j].count {
-			return out[i].count > out[j].count
+	defer rows.Close()
+	var out []tagValueRow
+	for rows.Next() {
+		var r tagValueRow
+		if err := rows.Scan(&r.value, &r.n, &r.first, &r.last); err != nil {
+			return nil, err
 		}
-		return out[i].value < out[j].value
-	})
-	return out
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
-// GetEvent reads one event of an issue from disk.
+// GetEvent reads one event of an issue.
 func (s *LocalStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
@@ -276,43 +355,37 @@ func (s *LocalStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, er
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	is, err := s.findIssueLocked(in.IssueID)
+	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
-		s.mu.RUnlock()
 		return nil, err
 	}
-	var ev *indexedEvent
+	var body []byte
 	switch ref {
 	case "latest":
-		ev = is.events[len(is.events)-1]
+		err = s.db.QueryRowContext(ctx, `SELECT body FROM events WHERE issue = ? ORDER BY ts DESC, n DESC LIMIT 1`, is.n).Scan(&body)
 	case "oldest":
-		ev = is.events[0]
+		err = s.db.QueryRowContext(ctx, `SELECT body FROM events WHERE issue = ? ORDER BY ts, n LIMIT 1`, is.n).Scan(&body)
 	default:
-		ev = s.idx.events[ref]
-		if ev == nil || ev.issue != is {
-			s.mu.RUnlock()
-			return nil, fmt.Errorf("%w: issue %s has no event %s: take an id from list_issue_events", ErrNotFound, in.IssueID, ref)
+		err = s.db.QueryRowContext(ctx, `SELECT body FROM events WHERE event_id = ? AND issue = ?`, ref, is.n).Scan(&body)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		if ref == "latest" || ref == "oldest" {
+			return nil, fmt.Errorf("%w: the events of issue %s were dropped by retention just now", ErrNotFound, in.IssueID)
 		}
-	}
-	pos, issueID := ev.pos, is.id
-	s.mu.RUnlock()
-	b, err := s.log.Read(pos)
-	if errors.Is(err, eventlog.ErrDropped) {
-		return nil, fmt.Errorf("%w: event %s was dropped by retention just now: ask for latest", ErrNotFound, ev.id)
+		return nil, fmt.Errorf("%w: issue %s has no event %s: take an id from list_issue_events", ErrNotFound, in.IssueID, ref)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the stored event: %v", ErrUnavailable, err)
+		return nil, queryFailed("get event", err)
 	}
-	e, err := decodeStoredDetail(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	var e eventData
+	if err := json.Unmarshal(body, &e); err != nil {
+		return nil, fmt.Errorf("%w: the stored event is unreadable: %v", ErrUnavailable, err)
 	}
-	e.IssueID = issueID
-	return viewEvent(e, opts), nil
+	e.IssueID = is.id
+	return viewEvent(&e, opts), nil
 }
 
-// ListIssueEvents lists an issue's events newest first, keyset-paged.
+// ListIssueEvents lists an issue's events newest first (by event time), keyset-paged.
 func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
@@ -321,9 +394,7 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	is, err := s.findIssueLocked(in.IssueID)
+	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
 		return nil, err
 	}
@@ -332,45 +403,56 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 	if err != nil {
 		return nil, err
 	}
-	end := len(is.events) // events[:end] are older than the cursor
-	if cur.Segment > 0 {
-		end = sort.Search(len(is.events), func(i int) bool {
-			p := is.events[i].pos
-			return p.Segment > cur.Segment || (p.Segment == cur.Segment && p.Offset >= cur.At)
-		})
+	after, args := "", []any{is.n}
+	if cur.Row > 0 {
+		after = ` AND (ts < ? OR (ts = ? AND n < ?))`
+		args = append(args, cur.TS, cur.TS, cur.Row)
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT n, event_id, ts, level, message, environment, release, user FROM events WHERE issue = ?`+after+` ORDER BY ts DESC, n DESC LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, queryFailed("list issue events", err)
+	}
+	defer rows.Close()
 	v := &viewer{}
-	out := &EventList{Events: []EventSummary{}, Notice: s.noticeLocked()}
-	i := end - 1
-	for ; i >= 0 && len(out.Events) < limit; i-- {
-		ev := is.events[i]
+	out := &EventList{Events: []EventSummary{}, Notice: s.notice(ctx)}
+	var lastTS, lastRow int64
+	more := false
+	for rows.Next() {
+		if len(out.Events) == limit {
+			more = true
+			break
+		}
+		var n, ts int64
+		var id, level, message, env, release, user string
+		if err := rows.Scan(&n, &id, &ts, &level, &message, &env, &release, &user); err != nil {
+			return nil, queryFailed("list issue events", err)
+		}
+		lastTS, lastRow = ts, n
 		out.Events = append(out.Events, EventSummary{
-			ID:          ev.id,
-			Timestamp:   fmtTime(ev.timestamp),
+			ID:          id,
+			Timestamp:   fmtTime(nsTime(ts)),
 			Title:       v.secretText(is.title, capTitle),
-			Message:     v.secretText(ev.message, capTitle),
-			Level:       v.text(ev.level, capName),
-			Environment: v.tagValue("environment", pairValue(ev.tags, "environment")),
-			Release:     v.tagValue("release", pairValue(ev.tags, "release")),
-			User:        v.tagValue("user", pairValue(ev.tags, "user")),
+			Message:     v.secretText(message, capTitle),
+			Level:       v.text(level, capName),
+			Environment: v.tagValue("environment", env),
+			Release:     v.tagValue("release", release),
+			User:        v.tagValue("user", user),
 		})
 	}
-	if i >= 0 {
-		last := is.events[i+1].pos
-		out.NextCursor = encodeCursor(localCursor{Scope: scope, Segment: last.Segment, At: last.Offset})
-		out.Cut(fmt.Sprintf("%d older events: call again with cursor set to nextCursor", i+1))
+	if err := rows.Err(); err != nil {
+		return nil, queryFailed("list issue events", err)
+	}
+	rows.Close()
+	if more {
+		var older int64
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE issue = ? AND (ts < ? OR (ts = ? AND n < ?))`, is.n, lastTS, lastTS, lastRow).Scan(&older); err != nil {
+			return nil, queryFailed("list issue events", err)
+		}
+		out.NextCursor = encodeCursor(localCursor{Scope: scope, TS: lastTS, Row: lastRow})
+		out.Cut(fmt.Sprintf("%d older events: call again with cursor set to nextCursor", older))
 	}
 	v.finish(&out.Truncation)
 	return out, nil
-}
-
-func pairValue(p []tagPair, key string) string {
-	for _, t := range p {
-		if t.Key == key {
-			return t.Value
-		}
-	}
-	return ""
 }
 
 // GetTagValues lists one tag's values across an issue's stored events.
@@ -385,42 +467,60 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	is, err := s.findIssueLocked(in.IssueID)
+	s.syncTags(ctx)
+	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
 		return nil, err
 	}
-	ts := is.tags[in.Key]
-	if ts == nil {
-		keys := make([]string, 0, len(is.tags))
-		for k := range is.tags {
-			keys = append(keys, k)
+	var k tagKeyRow
+	err = s.db.QueryRowContext(ctx, `SELECT key, total, uniq, overflow FROM issue_tag_keys WHERE issue = ? AND key = ?`, is.n, in.Key).Scan(&k.key, &k.total, &k.uniq, &k.overflow)
+	if errors.Is(err, sql.ErrNoRows) {
+		all, err := s.tagKeys(ctx, is.n)
+		if err != nil {
+			return nil, queryFailed("get tag values", err)
+		}
+		keys := make([]string, 0, len(all))
+		for _, k := range all {
+			keys = append(keys, k.key)
 		}
 		sort.Strings(keys)
 		list := (&viewer{}).text(strings.Join(keys, ", "), 2000)
 		return nil, fmt.Errorf("%w: issue %s has no tag %q; its tags are: %s", ErrNotFound, in.IssueID, truncateForError(in.Key), list)
+	}
+	if err != nil {
+		return nil, queryFailed("get tag values", err)
 	}
 	scope := cursorScope("tagvalues", is.id, in.Key)
 	cur, err := decodeCursor(in.Cursor, scope)
 	if err != nil {
 		return nil, err
 	}
+	vals, err := s.tagValues(ctx, is.n, in.Key, limit, cur.Offset)
+	if err != nil {
+		return nil, queryFailed("get tag values", err)
+	}
 	v := &viewer{}
-	vals := sortedValues(ts)
-	out := &TagValueList{Key: v.text(in.Key, capName), TotalValues: ts.total, UniqueValues: int64(len(ts.values)), Values: []TagValue{}}
-	start := min(cur.Offset, len(vals))
-	end := min(start+limit, len(vals))
-	for _, nv := range vals[start:end] {
-		out.Values = append(out.Values, v.countedTagValue(in.Key, nv.value, nv.count, nv.first, nv.last))
+	out := &TagValueList{Key: v.text(in.Key, capName), TotalValues: k.total, UniqueValues: k.uniq, Values: []TagValue{}}
+	for _, tv := range vals {
+		out.Values = append(out.Values, v.countedTagValue(in.Key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
 	}
-	if end < len(vals) {
+	if end := cur.Offset + len(vals); int64(end) < k.uniq {
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, Offset: end})
-		out.Cut(fmt.Sprintf("%d more values: call again with cursor set to nextCursor", len(vals)-end))
+		out.Cut(fmt.Sprintf("%d more values: call again with cursor set to nextCursor", k.uniq-int64(end)))
 	}
-	if ts.overflow > 0 {
-		out.Cut(fmt.Sprintf("%d events had values beyond the first %d distinct values counted for this issue", ts.overflow, maxTagValuesPerIssue))
+	if k.overflow > 0 {
+		out.Cut(fmt.Sprintf("%d events had values beyond the first %d distinct values counted for this issue", k.overflow, maxTagValuesPerIssue))
 	}
 	v.finish(&out.Truncation)
 	return out, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -111,8 +111,7 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	// A sample of the acknowledged events reads back whole.
 	ctx := context.Background()
 	for _, id := range acked[:5] {
-		ev := store.idx.events[id]
-		got, err := store.GetEvent(ctx, GetEventInput{IssueID: ev.issue.id, EventID: id})
+		got, err := store.GetEvent(ctx, GetEventInput{IssueID: store.issueOfEvent(t, id), EventID: id})
 		if err != nil || got.ID != id || len(got.Exceptions) == 0 {
 			t.Errorf("GetEvent(%s) = %+v, %v", id, got, err)
 		}

@@ -13,10 +13,10 @@ import (
 type localCursor struct {
 	Scope  uint32 `json:"s"`
 	Offset int    `json:"o,omitempty"`
-	// For event lists: the log position of the last event shown (keyset paging, so
-	// new events arriving between calls neither repeat nor skip rows).
-	Segment uint64 `json:"g,omitempty"`
-	At      int64  `json:"a,omitempty"`
+	// For event lists: the event time and row of the last event shown (keyset paging,
+	// so new events arriving between calls neither repeat nor skip rows).
+	TS  int64 `json:"t,omitempty"`
+	Row int64 `json:"r,omitempty"`
 }
 
 // cursorScope hashes the arguments a cursor must be used with.

@@ -34,7 +34,9 @@ import (
 //
 // Tag filters look at all of an issue's stored events, not only those in the time
 // window; the window itself (statsPeriod or start/end) selects issues with at least one
-// event in it and is what count reports.
+// event in it (by event time) and is what count reports. Each term becomes one SQL
+// condition on the issue (queryTerm.sql); free text is looked up in an FTS5 trigram
+// index of the issues' lower-cased text.
 
 type termKind int
 
@@ -53,11 +55,11 @@ type queryTerm struct {
 	neg      bool
 	kind     termKind
 	key      string
-	patterns []*regexp.Regexp // termTag, termField, termProject: any may match
-	exact    []string         // termTag without wildcards: looked up, not scanned
-	text     string           // termText: lower-cased
-	constant bool             // termConst
-	op       string           // termCount, termTime
+	patterns []string // termTag, termField, termProject: GLOB patterns, any may match
+	exact    []string // termTag without wildcards: looked up, not scanned
+	text     string   // termText: lower-cased
+	constant bool     // termConst
+	op       string   // termCount, termTime
 	num      int64
 	when     time.Time
 }
@@ -235,23 +237,42 @@ func splitValues(v string) []string {
 	return []string{v}
 }
 
-// globs compiles values where * matches any run of characters; matching is exact
-// otherwise (tags are case-sensitive in Sentry too).
-func globs(values []string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(values))
+// globs turns values where * matches any run of characters into SQLite GLOB patterns;
+// matching is exact otherwise (tags are case-sensitive in Sentry too).
+func globs(values []string) []string {
+	out := make([]string, len(values))
 	for i, v := range values {
 		parts := strings.Split(v, "*")
 		for j := range parts {
-			parts[j] = regexp.QuoteMeta(parts[j])
+			parts[j] = globEscape(parts[j])
 		}
-		out[i] = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+		out[i] = strings.Join(parts, "*")
 	}
 	return out
 }
 
-// tagMatchers returns the glob patterns for values and, when none has a wildcard, the
+// globEscape makes s match itself in a GLOB pattern.
+func globEscape(s string) string {
+	if !strings.ContainsAny(s, "*?[") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '*', '?', '[':
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// tagMatchers returns the GLOB patterns for values and, when none has a wildcard, the
 // values themselves for direct lookup.
-func tagMatchers(values []string) ([]*regexp.Regexp, []string) {
+func tagMatchers(values []string) ([]string, []string) {
 	for _, v := range values {
 		if strings.Contains(v, "*") {
 			return globs(values), nil
@@ -290,76 +311,92 @@ func parseTimeFilter(key, v string, now time.Time) (time.Time, string, error) {
 	return at, op, nil
 }
 
-func anyMatch(ps []*regexp.Regexp, s string) bool {
-	for _, p := range ps {
-		if p.MatchString(s) {
-			return true
+// sql renders the term as a condition on the issue row i (with its columns n, id,
+// short_id, project, type, value, times_seen, first_seen, last_seen) and its arguments.
+func (t *queryTerm) sql() (string, []any) {
+	var cond string
+	var args []any
+	anyGlob := func(col string) string {
+		parts := make([]string, len(t.patterns))
+		for i, p := range t.patterns {
+			parts[i] = col + " GLOB ?"
+			args = append(args, p)
 		}
+		return "(" + strings.Join(parts, " OR ") + ")"
 	}
-	return false
-}
-
-// matches reports whether the issue satisfies the term.
-func (t *queryTerm) matches(is *issueState) bool {
-	var ok bool
 	switch t.kind {
 	case termText:
-		ok = strings.Contains(is.searchText, t.text) || t.text == is.id || strings.EqualFold(t.text, is.shortID)
+		cond = "(i.n IN (SELECT rowid FROM issue_text WHERE text GLOB ?) OR i.id = ? OR i.short_id = ? COLLATE NOCASE)"
+		args = append(args, "*"+globEscape(t.text)+"*", t.text, t.text)
 	case termTag:
+		// Counted tags, or the tags of events committed since they were last counted
+		// (another process writes: see pendingTags).
+		var margs []any
+		match := func(col string) string {
+			if t.exact != nil {
+				return col + " IN (" + placeholders(len(t.exact)) + ")"
+			}
+			parts := make([]string, len(t.patterns))
+			for i := range t.patterns {
+				parts[i] = col + " GLOB ?"
+			}
+			return "(" + strings.Join(parts, " OR ") + ")"
+		}
 		if t.exact != nil {
-			ok = is.hasAnyTagValue(t.key, t.exact)
+			for _, v := range t.exact {
+				margs = append(margs, v)
+			}
 		} else {
-			ok = is.hasTagValue(t.key, func(v string) bool { return anyMatch(t.patterns, v) })
+			for _, p := range t.patterns {
+				margs = append(margs, p)
+			}
 		}
+		cond = "(i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND " + match("value") + ") OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ? AND " + match("j.value") + "))"
+		args = append(append(append(append(args, t.key), margs...), t.key), margs...)
 	case termField:
-		field := is.typ
+		col := "i.type"
 		if t.key == "error.value" {
-			field = is.value
+			col = "i.value"
 		}
-		ok = anyMatch(t.patterns, field)
+		cond = anyGlob(col)
 	case termHas:
-		ts := is.tags[t.key]
-		ok = ts != nil && ts.total > 0
+		cond = "(i.n IN (SELECT issue FROM issue_tag_keys WHERE key = ?) OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ?))"
+		args = append(args, t.key, t.key)
 	case termConst:
-		ok = t.constant
+		cond = map[bool]string{true: "1", false: "0"}[t.constant]
 	case termProject:
-		ok = anyMatch(t.patterns, is.project)
+		cond = anyGlob("i.project")
 	case termCount:
-		ok = compareInt(int64(len(is.events)), t.op, t.num)
+		cond = "i.times_seen " + sqlOp(t.op) + " ?"
+		args = append(args, t.num)
 	case termTime:
-		at := is.firstSeen
+		col := "i.first_seen"
 		if t.key == "lastSeen" {
-			at = is.lastSeen
+			col = "i.last_seen"
 		}
-		ok = compareTime(at, t.op, t.when)
+		cond = col + " " + sqlOp(t.op) + " ?"
+		args = append(args, t.when.UnixNano())
+	default:
+		cond = "1"
 	}
-	return ok != t.neg
+	if t.neg {
+		cond = "NOT " + cond
+	}
+	return cond, args
 }
 
-func compareInt(a int64, op string, b int64) bool {
+// tagsThroughSQL is the last event whose tags are counted.
+const tagsThroughSQL = "(SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '" + metaTagsThrough + "'), 0))"
+
+// sqlOp maps a comparison of the query syntax to SQL (splitOp only yields these).
+func sqlOp(op string) string {
 	switch op {
-	case ">":
-		return a > b
-	case "<":
-		return a < b
-	case ">=":
-		return a >= b
-	case "<=":
-		return a <= b
+	case ">", "<", ">=", "<=":
+		return op
 	}
-	return a == b
+	return "="
 }
 
-func compareTime(a time.Time, op string, b time.Time) bool {
-	switch op {
-	case ">":
-		return a.After(b)
-	case "<":
-		return a.Before(b)
-	case ">=":
-		return !a.Before(b)
-	case "<=":
-		return !a.After(b)
-	}
-	return a.Equal(b)
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

@@ -1,9 +1,12 @@
 package errorserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -197,15 +200,24 @@ func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
 	if diff := cmp.Diff([]string{"New"}, titles); diff != "" {
 		t.Errorf("issues after retention (-want +got):\n%s", diff)
 	}
-	dropped := store.ret.DroppedEvents
+	dropped := store.retentionStats(ctx).DroppedEvents
 	if dropped == 0 || int64(dropped)+kept != 1100 {
 		t.Errorf("dropped %d + kept %d != 1100 ingested", dropped, kept)
 	}
 	if !strings.Contains(res.Notice, fmt.Sprintf("%d events were dropped by retention", dropped)) || !strings.Contains(res.Notice, "byte limit") {
 		t.Errorf("notice = %q", res.Notice)
 	}
-	if st := store.log.Stats(); st.Bytes > 256<<10 {
-		t.Errorf("store holds %d bytes, limit %d", st.Bytes, 256<<10)
+	if used, err := usedBytes(ctx, store.db); err != nil || used > 256<<10 {
+		t.Errorf("store holds %d bytes (%v), limit %d", used, err, 256<<10)
+	}
+	var pages, free int64
+	store.db.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	store.db.QueryRow(`PRAGMA freelist_count`).Scan(&free)
+	if pages*4096 > 300<<10 || free > pages/4 {
+		t.Errorf("database of %d pages with %d free after retention: the file does not shrink", pages, free)
+	}
+	if kept+dropped != store.eventCount(t)+dropped || store.eventCount(t) != kept {
+		t.Errorf("%d events stored, %d counted in issues", store.eventCount(t), kept)
 	}
 	store.Close()
 	reopened := openTestStore(t, dir, func(c *LocalConfig) { c.MaxTotalBytes = 256 << 10 })
@@ -226,14 +238,15 @@ func TestLocalRetentionByAge(t *testing.T) {
 	mu.Lock()
 	now = now.Add(25 * time.Hour)
 	mu.Unlock()
-	store.log.EnforceRetention()
+	store.enforceRetention()
 	ingestTestEvents(t, store, 100, 2, func(int) (string, string, map[string]string) { return "E", "b", nil })
 	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "30d"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Issues) != 1 || res.Issues[0].Culprit != "shop/checkout in b" || store.ret.DroppedEvents != 10 || !strings.Contains(res.Notice, "age limit") {
-		t.Errorf("after the age limit: issues %+v, dropped %d, notice %q", res.Issues, store.ret.DroppedEvents, res.Notice)
+	dropped := store.retentionStats(context.Background()).DroppedEvents
+	if len(res.Issues) != 1 || res.Issues[0].Culprit != "shop/checkout in b" || dropped != 10 || !strings.Contains(res.Notice, "age limit") {
+		t.Errorf("after the age limit: issues %+v, dropped %d, notice %q", res.Issues, dropped, res.Notice)
 	}
 }
 
@@ -249,5 +262,40 @@ func TestOpenLocalConfigErrors(t *testing.T) {
 	defer s.Close()
 	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{"k"}, Logger: quietLogger}); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("second store on one directory: %v, want 'in use'", err)
+	}
+}
+
+// TestStoreSchemaVersion: a new store is at the current schema version; a store
+// written by a newer version, or a file that is not a database, is refused with a
+// message that says what to do; readers in other processes open the store at once.
+func TestStoreSchemaVersion(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	var v int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	if err := s.db.QueryRow(`PRAGMA auto_vacuum`).Scan(&v); err != nil || v != 2 {
+		t.Fatalf("auto_vacuum %d, %v; want 2 (incremental), so that retention can shrink the file", v, err)
+	}
+	reader, err := OpenLocal(LocalConfig{DataDir: dir, ReadOnly: true, Logger: quietLogger})
+	if err != nil {
+		t.Fatalf("a reader beside the writer: %v", err)
+	}
+	reader.Close()
+	if _, err := s.wdb.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "newer than this server's") {
+		t.Errorf("a store of a newer version: %v; want a refusal that says so", err)
+	}
+
+	junk := t.TempDir()
+	if err := os.WriteFile(filepath.Join(junk, DatabaseFile), bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLocal(LocalConfig{DataDir: junk, PublicKeys: []string{testKey}, Logger: quietLogger}); err == nil || !strings.Contains(err.Error(), "move it out of the data directory") {
+		t.Errorf("a file that is not a database: %v; want a refusal that says what to do", err)
 	}
 }

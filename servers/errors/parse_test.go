@@ -1,6 +1,7 @@
 package errorserver
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -170,13 +171,37 @@ func TestGrouping(t *testing.T) {
 
 func TestParseQuery(t *testing.T) {
 	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
-	is := &issueState{
-		id: "abc123", shortID: "42-ABC123", project: "42", firstSeen: now.Add(-2 * time.Hour), lastSeen: now.Add(-10 * time.Minute),
-		tags: map[string]*tagStats{}, events: make([]*indexedEvent, 5),
+	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.Now = func() time.Time { return now }; c.countTagsAfter = time.Hour })
+	defer store.Close()
+	var batch []*eventData
+	for i := range 5 {
+		e := &eventData{
+			ID: hexID(i + 1), IssueID: "abc123", Project: "42", Level: "error",
+			Timestamp: now.Add(-2*time.Hour + time.Duration(i)*(110*time.Minute)/4),
+			Title:     "ValueError: card declined", Culprit: "app in pay",
+			Exceptions: []exceptionData{{Type: "ValueError", Value: "card declined"}},
+		}
+		for k, v := range map[string]string{"level": "error", "environment": "production", "release": "shop@1.2", "browser": "Firefox 120", "user": "email:ann@example.com", "handled": "no"} {
+			e.Tags = append(e.Tags, tagPair{k, v})
+		}
+		batch = append(batch, e)
 	}
-	is.setText("ValueError: card declined", "app in pay", "ValueError", "card declined", "")
-	for k, v := range map[string]string{"level": "error", "environment": "production", "release": "shop@1.2", "browser": "Firefox 120", "user": "email:ann@example.com", "handled": "no"} {
-		is.countTag(tagPair{k, v}, now)
+	if err := store.ingest(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	// matches runs the terms' SQL against the one stored issue.
+	matches := func(terms []queryTerm) bool {
+		conds, args := []string{"1"}, []any{}
+		for i := range terms {
+			c, a := terms[i].sql()
+			conds = append(conds, c)
+			args = append(args, a...)
+		}
+		var n int
+		if err := store.db.QueryRow(`SELECT count(*) FROM issues i WHERE `+strings.Join(conds, " AND "), args...).Scan(&n); err != nil {
+			t.Fatalf("query of %+v: %v", terms, err)
+		}
+		return n == 1
 	}
 	cases := []struct {
 		q    string
@@ -188,6 +213,9 @@ func TestParseQuery(t *testing.T) {
 		{`"card declined"`, true},
 		{"refund", false},
 		{"42-abc123", true},
+		{"abc123", true},
+		{"50%", false},
+		{"card*", false},
 		{"is:unresolved", true},
 		{"is:resolved", false},
 		{"!is:resolved level:error", true},
@@ -223,18 +251,23 @@ func TestParseQuery(t *testing.T) {
 		{"age:<=2026-05-01", false},
 		{"message:declined AND level:error", true},
 	}
-	for _, tc := range cases {
-		terms, err := parseQuery(tc.q, now)
-		if err != nil {
-			t.Errorf("parseQuery(%q): %v", tc.q, err)
-			continue
+	// First with the tags not counted yet (as a reader in another process finds the
+	// events the writer committed a moment ago), then counted.
+	for _, counted := range []bool{false, true} {
+		if counted {
+			store.syncTags(context.Background())
+		} else if n := store.eventCount(t); n != 5 || tableRows(t, store, "issue_tags") != 0 {
+			t.Fatalf("before the first pass: %d events, tags counted", n)
 		}
-		got := true
-		for i := range terms {
-			got = got && terms[i].matches(is)
-		}
-		if got != tc.want {
-			t.Errorf("query %q matched = %v, want %v", tc.q, got, tc.want)
+		for _, tc := range cases {
+			terms, err := parseQuery(tc.q, now)
+			if err != nil {
+				t.Errorf("parseQuery(%q): %v", tc.q, err)
+				continue
+			}
+			if got := matches(terms); got != tc.want {
+				t.Errorf("query %q (tags counted: %v) matched = %v, want %v", tc.q, counted, got, tc.want)
+			}
 		}
 	}
 	for q, want := range map[string]string{

@@ -34,14 +34,25 @@ type serverProcess struct {
 	stderr strings.Builder
 }
 
-var dsnInLog = regexp.MustCompile(`msg="local store: point your application's Sentry DSN here" dsn=(\S+)`)
+var (
+	dsnInLog       = regexp.MustCompile(`msg="local store: point your application's Sentry DSN here" dsn=(\S+)`)
+	readerDSNInLog = regexp.MustCompile(`msg="local store: another process ingests into this data directory; this one reads what it stores" dsn=(\S*)`)
+)
 
 // startServerProcess runs the binary on dataDir with the ingest endpoint on a free
 // loopback port, waits for the DSN it logs on stderr, and connects a client of the
 // given revision to its stdin and stdout.
 func startServerProcess(t *testing.T, dataDir, revision string) *serverProcess {
 	t.Helper()
-	p := &serverProcess{cmd: exec.Command(serverBinary(t), "--backend", "local", "--data", dataDir, "--ingest", "127.0.0.1:0")}
+	return startProcess(t, []string{"--backend", "local", "--data", dataDir, "--ingest", "127.0.0.1:0"}, dsnInLog, revision)
+}
+
+// startProcess runs the binary with args, waits for a stderr line matching ready (its
+// first group is the DSN), and, unless revision is empty, connects a client of that
+// revision to its stdin and stdout.
+func startProcess(t testing.TB, args []string, ready *regexp.Regexp, revision string) *serverProcess {
+	t.Helper()
+	p := &serverProcess{cmd: exec.Command(serverBinary(t), args...)}
 	p.cmd.Env = processEnv()
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdin, err := p.cmd.StdinPipe()
@@ -72,7 +83,7 @@ func startServerProcess(t *testing.T, dataDir, revision string) *serverProcess {
 			p.mu.Lock()
 			p.stderr.WriteString(line + "\n")
 			p.mu.Unlock()
-			if m := dsnInLog.FindStringSubmatch(line); m != nil {
+			if m := ready.FindStringSubmatch(line); m != nil {
 				select {
 				case dsn <- m[1]:
 				default:
@@ -86,7 +97,9 @@ func startServerProcess(t *testing.T, dataDir, revision string) *serverProcess {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server logged no DSN within 30s; stderr:\n%s", p.log())
 	}
-	p.client = mcpkittest.ConnectStream(t, stdout, stdin, revision, nil)
+	if revision != "" {
+		p.client = mcpkittest.ConnectStream(t, stdout, stdin, revision, nil)
+	}
 	return p
 }
 
@@ -253,5 +266,191 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"back up"}, got); diff != "" || len(after.acked()) != 1 {
 		t.Errorf("event sent after restart (%d acknowledged) (-want +got):\n%s", len(after.acked()), diff)
+	}
+}
+
+// retryingRecorder is an SDK transport that records acknowledged event ids, and sends
+// every retryEvery-th request a second time after its answer, as an SDK does when an
+// answer is lost on the way back and it retries.
+type retryingRecorder struct {
+	ackRecorder
+	retryEvery int64
+	n, retried atomic.Int64
+}
+
+func (r *retryingRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.ackRecorder.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK || r.n.Add(1)%r.retryEvery != 0 || req.GetBody == nil {
+		return resp, err
+	}
+	body, gerr := req.GetBody()
+	if gerr != nil {
+		return resp, err
+	}
+	again := req.Clone(req.Context())
+	again.Body = body
+	if resp2, err2 := r.next.RoundTrip(again); err2 == nil {
+		io.Copy(io.Discard, resp2.Body)
+		resp2.Body.Close()
+		if resp2.StatusCode == http.StatusOK {
+			r.retried.Add(1)
+		}
+	}
+	return resp, err
+}
+
+// TestCollectorSurvivesSIGKILLWithReaders is the collector under load: 16 sentry-go
+// clients (every 5th request sent twice, as a retry after a lost answer) send to the
+// collector process while two MCP server processes on the same data directory read
+// the store and see the events arrive; the collector is killed with SIGKILL; a new
+// collector starts on the directory; the readers, never restarted, find every event
+// the first collector acknowledged, each exactly once, and then the events sent to
+// the new collector.
+func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
+	dir := t.TempDir()
+	collectorArgs := []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}
+	collector := startProcess(t, collectorArgs, dsnInLog, "")
+	readers := []*serverProcess{
+		startProcess(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, readerDSNInLog, "2026-07-28"),
+		startProcess(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, readerDSNInLog, "2025-11-25"),
+	}
+	for i, r := range readers {
+		if r.dsn != collector.dsn {
+			t.Errorf("reader %d names the DSN %q; want the collector's %s", i, r.dsn, collector.dsn)
+		}
+	}
+	count := func(r *serverProcess) int64 {
+		var issues IssueList
+		callOK(t, r.client, ToolSearchIssues, map[string]any{"statsPeriod": "1h", "limit": 100}, &issues)
+		var n int64
+		for _, is := range issues.Issues {
+			n += is.Count
+		}
+		return n
+	}
+
+	rec := &retryingRecorder{ackRecorder: ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}, retryEvery: 5}
+	const clients = 16
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := range clients {
+		client, err := sentry.NewClient(sentry.ClientOptions{
+			Dsn: collector.dsn, Environment: fmt.Sprintf("load-%d", w%4), Release: "shop@2.0.0",
+			Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rec,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hub := sentry.NewHub(client, sentry.NewScope())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load() && i < 100000; i++ {
+				switch i % 3 {
+				case 0:
+					chargeCard(hub)
+				case 1:
+					loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+				default:
+					hub.CaptureMessage("inventory low")
+				}
+			}
+		}()
+	}
+	// The readers see events arrive while the collector runs, without restarting.
+	var seen [2]int64
+	waitFor(t, "both readers to see events arrive", func() bool {
+		for i, r := range readers {
+			seen[i] = max(seen[i], count(r))
+		}
+		return seen[0] >= 100 && seen[1] >= 100 && len(rec.acked()) >= 300
+	})
+	if err := collector.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := collector.cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("collector exit = %v; want killed by SIGKILL", err)
+	}
+	stop.Store(true)
+	wg.Wait()
+	acked := rec.acked()
+	if rec.retried.Load() == 0 {
+		t.Fatal("no request was retried: the test did not exercise deduplication")
+	}
+
+	// The readers, still running, find every acknowledged event exactly once.
+	for i, r := range readers {
+		ids := map[string]int{}
+		var total int64
+		cursor := ""
+		for {
+			var issues IssueList
+			callOK(t, r.client, ToolSearchIssues, map[string]any{"statsPeriod": "1d", "limit": 100, "cursor": cursor}, &issues)
+			for _, is := range issues.Issues {
+				total += is.Count
+				ec := ""
+				for {
+					var evs EventList
+					callOK(t, r.client, ToolListIssueEvents, map[string]any{"issueId": is.ID, "limit": 100, "cursor": ec}, &evs)
+					for _, e := range evs.Events {
+						ids[e.ID]++
+					}
+					if ec = evs.NextCursor; ec == "" {
+						break
+					}
+				}
+			}
+			if cursor = issues.NextCursor; cursor == "" {
+				break
+			}
+		}
+		var missing, dup []string
+		for _, id := range acked {
+			if ids[id] == 0 {
+				missing = append(missing, id)
+			}
+		}
+		for id, n := range ids {
+			if n > 1 {
+				dup = append(dup, id)
+			}
+		}
+		if len(missing) > 0 || len(dup) > 0 || total != int64(len(ids)) {
+			t.Fatalf("reader %d after SIGKILL: %d of %d acknowledged events missing %v, %d listed twice %v, counts add up to %d for %d events",
+				i, len(missing), len(acked), missing, len(dup), dup, total, len(ids))
+		}
+		t.Logf("reader %d: %d acknowledged (%d requests retried), %d stored, each once", i, len(acked), rec.retried.Load(), len(ids))
+	}
+
+	// A new collector on the directory. Whoever ingests now (the collector, or a
+	// reader that took over first while the collector waits for it), the readers see
+	// what arrives.
+	second := startProcess(t, collectorArgs, regexp.MustCompile(`point your application's Sentry DSN here" dsn=(\S+)|waiting for it to exit()`), "")
+	var dsn string
+	waitFor(t, "a process to ingest after the restart", func() bool {
+		for _, p := range append([]*serverProcess{second}, readers...) {
+			if m := dsnInLog.FindStringSubmatch(p.log()); m != nil {
+				dsn = m[1]
+				return true
+			}
+		}
+		return false
+	})
+	after := &ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
+	ackedHub(t, dsn, "after-restart", after).CaptureMessage("collector back up")
+	if len(after.acked()) != 1 {
+		t.Fatalf("the event sent after the restart was not acknowledged by %s", dsn)
+	}
+	for i, r := range readers {
+		var found IssueList
+		waitFor(t, "the reader to see the event sent after the restart", func() bool {
+			callOK(t, r.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
+			return len(found.Issues) == 1
+		})
+		if found.Issues[0].Title != "collector back up" {
+			t.Errorf("reader %d after the collector restarted: %+v", i, found.Issues)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces every value that looks like a secret.
@@ -25,8 +27,27 @@ var secretKeyParts = []string{
 var secretKeyWords = map[string]bool{"auth": true, "dsn": true, "pwd": true, "pass": true, "pin": true}
 
 // IsSecretKey reports whether a key (a header, tag, variable, field or parameter name)
-// names something whose value must not be shown.
+// names something whose value must not be shown. Answers are remembered for the first
+// few thousand keys: the same tag keys come with every event.
 func IsSecretKey(key string) bool {
+	if v, ok := secretKeyCache.Load(key); ok {
+		return v.(bool)
+	}
+	secret := isSecretKey(key)
+	if secretKeyCacheSize.Add(1) <= maxSecretKeyCache {
+		secretKeyCache.Store(key, secret)
+	}
+	return secret
+}
+
+const maxSecretKeyCache = 4096
+
+var (
+	secretKeyCache     sync.Map
+	secretKeyCacheSize atomic.Int32
+)
+
+func isSecretKey(key string) bool {
 	k := foldKey(key)
 	if k == "" {
 		return false
@@ -120,11 +141,14 @@ func RedactText(s string) string {
 // secretHints are substrings (lower-case) without which none of the patterns above
 // can match; checking them first keeps redaction cheap for ordinary text.
 var secretHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie", "session",
-	"csrf", "xsrf", "dsn", "bearer", "basic", "sentry", "://"}
+	"csrf", "xsrf", "dsn", "bearer", "basic", "sentry"}
 
 func mayHoldSecret(s string) bool {
 	if s == "" {
 		return false
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") { // a password in a URL
+		return true
 	}
 	lower := strings.ToLower(s)
 	for _, h := range secretHints {

@@ -6,7 +6,7 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/go-cmp v0.7.0
 	github.com/invopop/jsonschema v0.14.0
-	github.com/mcpkit/reference v0.0.0
+	github.com/mcpkit/reference v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -31,5 +31,3 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )
-
-replace github.com/mcpkit/reference => ../..

@@ -19,11 +19,14 @@ const (
 	backendSentry     = "sentry"
 	backendLocal      = "local"
 	defaultIngestAddr = "127.0.0.1:8970"
-	defaultMaxBytes   = "1GiB"
-	defaultMaxAge     = "30d"
-	minMaxBytes       = 1 << 20
-	minMaxAge         = time.Minute
-	localProjectInDSN = "1"
+	// defaultSpotlightAddr is Spotlight's sidecar port, where SDKs with their
+	// spotlight option on send (POST /stream).
+	defaultSpotlightAddr = "127.0.0.1:8969"
+	defaultMaxBytes      = "1GiB"
+	defaultMaxAge        = "30d"
+	minMaxBytes          = 1 << 20
+	minMaxAge            = time.Minute
+	localProjectInDSN    = "1"
 )
 
 // Environment variables of this server's own flags.
@@ -38,6 +41,8 @@ var flagEnv = map[string]string{
 	"max-age":      "ERRORS_MAX_AGE",
 	"code-mapping": "ERRORS_CODE_MAPPINGS",
 	"in-app":       "ERRORS_IN_APP",
+	"ingest-only":  "ERRORS_INGEST_ONLY",
+	"spotlight":    "ERRORS_SPOTLIGHT_ADDR",
 }
 
 // flags are this server's own settings, as given (flag, else environment, else
@@ -47,6 +52,9 @@ type flags struct {
 	ingest, dataDir, dsnKey, maxBytes, maxAge string
 	codeMappings                              codeMappings
 	inApp                                     listFlag
+	ingestOnly                                bool
+	spotlight                                 string
+	installService                            bool
 }
 
 // codeMappings is --code-mapping: repeatable, and each value (ERRORS_CODE_MAPPINGS
@@ -112,6 +120,9 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.maxAge, "max-age", defaultMaxAge, help("max-age", "local: drop events older than this, such as 72h or 30d or 2w (0: no limit)"))
 	fs.Var(&f.codeMappings, "code-mapping", help("code-mapping", "map stack frame files to this machine: `STACK_ROOT=SOURCE_ROOT` such as example.com/shop/=/home/me/src/shop (a -trimpath module path) or /build/shop/=/home/me/src/shop (a build directory); repeatable; the variable takes a list separated by commas or semicolons"))
 	fs.Var(&f.inApp, "in-app", help("in-app", "`PREFIX` of the modules or files of the application's own code, such as example.com/shop; repeatable, or a list separated by commas or semicolons (default: the stack roots of --code-mapping, else the SDK's in_app)"))
+	fs.BoolVar(&f.ingestOnly, "ingest-only", false, help("ingest-only", "local: run as the collector: receive events (and keep them) without serving MCP, until stopped; MCP servers started on the same --data read what it stores"))
+	fs.StringVar(&f.spotlight, "spotlight", "", help("spotlight", "local: also take what SDKs send with their spotlight option on (POST /stream) on this address; default "+defaultSpotlightAddr+" with --ingest-only, else off; off disables"))
+	fs.BoolVar(&f.installService, "install-service", false, "write a per-user service that runs this binary as the collector (a systemd user unit on Linux, a launchd agent on macOS) with the local flags given, and print the command that starts it")
 	return f
 }
 
@@ -130,7 +141,7 @@ func (f *flags) backendKind(fs *flag.FlagSet, token string) (string, error) {
 	var wrong []string
 	switch kind {
 	case backendSentry:
-		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age"} {
+		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "install-service"} {
 			if given[n] {
 				wrong = append(wrong, "--"+n)
 			}
@@ -163,6 +174,8 @@ type localSettings struct {
 	dsnKey     string // empty: load or generate one in dataDir
 	maxBytes   int64  // 0: no limit
 	maxAge     time.Duration
+	ingestOnly bool
+	spotlight  string // "": no Spotlight endpoint
 }
 
 func (f *flags) localSettings(getenv func(string) string) (localSettings, error) {
@@ -173,6 +186,16 @@ func (f *flags) localSettings(getenv func(string) string) (localSettings, error)
 	}
 	if ls.maxAge, err = parseAge(f.maxAge); err != nil {
 		return ls, err
+	}
+	ls.ingestOnly = f.ingestOnly
+	switch sp := strings.TrimSpace(f.spotlight); strings.ToLower(sp) {
+	case "":
+		if f.ingestOnly {
+			ls.spotlight = defaultSpotlightAddr
+		}
+	case "off", "none", "false", "0":
+	default:
+		ls.spotlight = sp
 	}
 	ls.ingestAddr = strings.TrimSpace(f.ingest)
 	if ls.ingestAddr == "" {

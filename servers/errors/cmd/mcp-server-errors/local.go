@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	errorserver "github.com/mcpkit/reference/servers/errors"
@@ -99,18 +100,44 @@ func loadOrCreateDSNKey(dir string) (key string, created bool, err error) {
 	return key, true, nil
 }
 
-// localRun is the local backend while it runs: the store, the ingest server and the
-// DSN applications use.
+// localRun is the local backend while it runs: the store, the ingest servers and the
+// DSN applications use. A process that found another one ingesting into its data
+// directory only reads (readOnly): it has no ingest server, and dsn is the DSN the
+// ingesting process recorded.
 type localRun struct {
-	store  *errorserver.LocalStore
-	srv    *http.Server
-	dsn    string
-	failed chan struct{} // closed when the ingest server stops on its own
-	err    error         // why, once failed is closed
+	store    *errorserver.LocalStore
+	dsn      string
+	readOnly bool
+	failed   chan struct{} // closed when an ingest server stops on its own
+	err      error         // why, once failed is closed
+	once     sync.Once
+
+	mu      sync.Mutex
+	srvs    []*http.Server
+	stopped bool
+	quit    chan struct{} // ends the takeover loop
+	done    chan struct{} // closed when it has ended
 }
 
-// startLocal opens the store, listens on the ingest address and serves SDKs there.
-func startLocal(ls localSettings, logger *slog.Logger) (*localRun, error) {
+// takeoverInterval is how often a reader checks whether the process that ingests
+// has exited, to ingest in its place.
+const takeoverInterval = 2 * time.Second
+
+// Meta keys the ingesting process records for the readers.
+const (
+	metaDSN    = "dsn"
+	metaIngest = "ingest_addr"
+	metaPID    = "ingest_pid"
+)
+
+// startLocal opens the store. The first process on a data directory takes its ingest
+// lock, listens on the ingest address (and the Spotlight address, when set) and
+// serves SDKs there; an MCP server that finds the lock taken (by the collector, or by
+// another server started first) opens the store to read only, and sees every event
+// the other process commits. The collector (--ingest-only) must ingest: while another
+// process holds the lock (an MCP server that took over while the collector was
+// restarting, say) it waits for it, until ctx ends (then it returns nil, nil).
+func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*localRun, error) {
 	key := ls.dsnKey
 	if key == "" {
 		var created bool
@@ -129,10 +156,36 @@ func startLocal(ls localSettings, logger *slog.Logger) (*localRun, error) {
 	if maxAge == 0 {
 		maxAge = -1
 	}
-	store, err := errorserver.OpenLocal(errorserver.LocalConfig{
+	cfg := errorserver.LocalConfig{
 		DataDir: ls.dataDir, PublicKeys: []string{key},
 		MaxTotalBytes: maxBytes, MaxAge: maxAge, Logger: logger,
-	})
+	}
+	store, err := errorserver.OpenLocal(cfg)
+	if errors.Is(err, errorserver.ErrIngestedElsewhere) && !ls.ingestOnly {
+		cfg.ReadOnly = true
+		if store, err = errorserver.OpenLocal(cfg); err != nil {
+			return nil, err
+		}
+		r := &localRun{store: store, dsn: store.Meta(metaDSN), readOnly: true, failed: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+		logger.Info("local store: another process ingests into this data directory; this one reads what it stores", "dsn", r.dsn,
+			"ingest", store.Meta(metaIngest), "ingest_pid", store.Meta(metaPID), "data", ls.dataDir)
+		go r.takeOver(ls, key, logger)
+		return r, nil
+	}
+	if errors.Is(err, errorserver.ErrIngestedElsewhere) {
+		logger.Warn("collector: another process ingests into this data directory (another collector, or an MCP server); waiting for it to exit",
+			"data", ls.dataDir, "ingest_pid", readMeta(ls.dataDir, metaPID))
+		t := time.NewTicker(takeoverInterval)
+		defer t.Stop()
+		for errors.Is(err, errorserver.ErrIngestedElsewhere) {
+			select {
+			case <-ctx.Done():
+				return nil, nil
+			case <-t.C:
+			}
+			store, err = errorserver.OpenLocal(cfg)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +195,92 @@ func startLocal(ls localSettings, logger *slog.Logger) (*localRun, error) {
 		return nil, fmt.Errorf("ingest endpoint: %w: choose another address with --ingest (env ERRORS_INGEST_ADDR), such as 127.0.0.1:0 for any free port", err)
 	}
 	r := &localRun{store: store, dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
-	r.srv = &http.Server{
+	r.startIngest(ln, ls, key, logger)
+	return r, nil
+}
+
+// readMeta reads one value the ingesting process recorded, through a store opened to
+// read ("" when there is none).
+func readMeta(dataDir, key string) string {
+	s, err := errorserver.OpenLocal(errorserver.LocalConfig{DataDir: dataDir, ReadOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return ""
+	}
+	defer s.Close()
+	return s.Meta(key)
+}
+
+// startIngest records the DSN for readers and serves the ingest endpoint on ln, and the
+// Spotlight endpoint when it is set.
+func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, logger *slog.Logger) {
+	dsn := dsnFor(key, ln.Addr())
+	for k, v := range map[string]string{metaDSN: dsn, metaIngest: ln.Addr().String(), metaPID: fmt.Sprint(os.Getpid())} {
+		if err := r.store.SetMeta(k, v); err != nil {
+			logger.Warn("local store: could not record the DSN for readers", "error", err.Error())
+		}
+	}
+	logger.Info("local store: point your application's Sentry DSN here", "dsn", dsn, "ingest", ln.Addr().String(), "data", ls.dataDir,
+		"max_bytes", ls.maxBytes, "max_age", ls.maxAge.String())
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		logger.Info("local store: the ingest endpoint listens on every interface; applications elsewhere use this host's name or address in the DSN instead of localhost")
+	}
+	r.serve(ln, r.store, logger)
+	if ls.spotlight != "" {
+		if sl, err := net.Listen("tcp", ls.spotlight); err != nil {
+			// Spotlight itself may be running: the DSN endpoint above still works.
+			logger.Warn("local store: the Spotlight endpoint could not listen (is Spotlight running?); SDKs with spotlight on send there", "addr", ls.spotlight, "error", err.Error())
+		} else {
+			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
+			r.serve(sl, r.store, logger)
+		}
+	}
+}
+
+// takeOver runs in a process that only reads: when the process that ingested exits
+// (its ingest lock is released), this one takes the lock, listens on its own ingest
+// address and ingests from then on, so that events keep arriving while any server
+// on the data directory runs.
+func (r *localRun) takeOver(ls localSettings, key string, logger *slog.Logger) {
+	defer close(r.done)
+	t := time.NewTicker(takeoverInterval)
+	defer t.Stop()
+	promoted := false
+	for {
+		select {
+		case <-r.quit:
+			return
+		case <-t.C:
+		}
+		if !promoted {
+			ok, err := r.store.Promote()
+			if err != nil {
+				logger.Warn("local store: could not take over ingesting", "error", err.Error())
+				continue
+			}
+			if promoted = ok; !ok {
+				continue
+			}
+		}
+		ln, err := net.Listen("tcp", ls.ingestAddr)
+		if err != nil {
+			logger.Warn("local store: this process ingests now but cannot listen yet; trying again", "ingest", ls.ingestAddr, "error", err.Error())
+			continue
+		}
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			ln.Close()
+			return
+		}
+		r.readOnly = false
+		r.mu.Unlock()
+		r.startIngest(ln, ls, key, logger)
+		return
+	}
+}
+
+func (r *localRun) serve(ln net.Listener, store *errorserver.LocalStore, logger *slog.Logger) {
+	srv := &http.Server{
 		Handler:           store.IngestHandler(),
 		ReadHeaderTimeout: ingestReadHeaderTimeout,
 		ReadTimeout:       ingestReadTimeout,
@@ -151,30 +289,39 @@ func startLocal(ls localSettings, logger *slog.Logger) (*localRun, error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("local store: point your application's Sentry DSN here", "dsn", r.dsn, "ingest", ln.Addr().String(), "data", ls.dataDir,
-		"max_bytes", ls.maxBytes, "max_age", ls.maxAge.String())
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
-		logger.Info("local store: the ingest endpoint listens on every interface; applications elsewhere use this host's name or address in the DSN instead of localhost")
-	}
+	r.mu.Lock()
+	r.srvs = append(r.srvs, srv)
+	r.mu.Unlock()
 	go func() {
-		err := r.srv.Serve(ln)
+		err := srv.Serve(ln)
 		if !errors.Is(err, http.ErrServerClosed) {
-			r.err = err
-			logger.Error("local store: the ingest endpoint stopped", "error", err.Error())
-			close(r.failed)
+			logger.Error("local store: an ingest endpoint stopped", "addr", ln.Addr().String(), "error", err.Error())
+			r.once.Do(func() {
+				r.err = err
+				close(r.failed)
+			})
 		}
 	}()
-	return r, nil
 }
 
-// stop ends the ingest endpoint (letting requests in flight finish, so every event
+// stop ends the ingest endpoints (letting requests in flight finish, so every event
 // acknowledged is stored), then closes the store.
 func (r *localRun) stop(logger *slog.Logger) error {
+	if r.quit != nil {
+		close(r.quit)
+		<-r.done
+	}
+	r.mu.Lock()
+	r.stopped = true
+	srvs := r.srvs
+	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), ingestShutdownTimeout)
 	defer cancel()
-	if err := r.srv.Shutdown(ctx); err != nil {
-		logger.Warn("local store: ingest requests still running at shutdown were cut off", "error", err.Error())
-		r.srv.Close()
+	for _, srv := range srvs {
+		if err := srv.Shutdown(ctx); err != nil {
+			logger.Warn("local store: ingest requests still running at shutdown were cut off", "error", err.Error())
+			srv.Close()
+		}
 	}
 	var failed error
 	select {

@@ -11,7 +11,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
@@ -64,9 +68,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
+	if f.installService {
+		return installService(fs, getenv, runtime.GOOS, stdout)
+	}
 	opts, err := sf.Options()
 	if err != nil {
 		return err
+	}
+	if f.ingestOnly && opts.HTTPAddr != "" {
+		return errors.New("--ingest-only runs the collector, which serves no MCP: drop --http and run MCP servers (stdio or --http) as separate processes on the same --data")
 	}
 	opts.Stdin, opts.Stdout = stdin, stdout
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -86,9 +96,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
-	st, err := startLocal(local, logger)
+	if local.ingestOnly {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	st, err := startLocal(ctx, local, logger)
 	if err != nil {
 		return err
+	}
+	if local.ingestOnly {
+		if st == nil {
+			return nil // stopped while waiting for the data directory
+		}
+		return runCollector(ctx, st, logger)
 	}
 	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn, CodeMappings: f.codeMappings, InApp: f.inApp}, st.store)
 	// The ingest endpoint lives as long as the MCP transport: when either stops, both
@@ -104,4 +125,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}()
 	serveErr := serve.Serve(ctx, s, opts)
 	return errors.Join(serveErr, st.stop(logger))
+}
+
+// runCollector receives events until the context ends (SIGINT or SIGTERM: a service
+// manager stopping it), then stops the ingest endpoints, letting requests in flight
+// finish, and closes the store.
+func runCollector(ctx context.Context, st *localRun, logger *slog.Logger) error {
+	// The collector keeps no index in memory: its heap is the requests in flight. A
+	// larger GC target trades a few more megabytes for less CPU per event.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	logger.Info("collector: receiving events; MCP servers started with the same --data read them", "data", st.store.Path())
+	select {
+	case <-ctx.Done():
+		logger.Info("collector: stopping")
+	case <-st.failed:
+	}
+	return st.stop(logger)
 }

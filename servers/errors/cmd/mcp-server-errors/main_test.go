@@ -78,6 +78,8 @@ func TestBadConfiguration(t *testing.T) {
 		{[]string{"--code-mapping", "example.com/shop"}, nil, "is not STACK_ROOT=SOURCE_ROOT"},
 		{nil, map[string]string{"ERRORS_CODE_MAPPINGS": "a=/x;=/y"}, "ERRORS_CODE_MAPPINGS"},
 		{[]string{"--in-app", " , "}, nil, "give a module or path prefix"},
+		{[]string{"--ingest-only", "--http", "127.0.0.1:0"}, nil, "--ingest-only runs the collector, which serves no MCP"},
+		{[]string{"--spotlight", "127.0.0.1:8969"}, map[string]string{"SENTRY_AUTH_TOKEN": token}, "--spotlight apply to --backend local only"},
 	}
 	for _, tt := range tests {
 		environ := map[string]string{"HOME": t.TempDir()}
@@ -595,5 +597,185 @@ func TestIngestBesideStreamableHTTP(t *testing.T) {
 			conn.Close()
 			t.Errorf("%s still accepts connections after run returned", addr)
 		}
+	}
+}
+
+// TestCollectorAndReaders: the collector (--ingest-only) receives events on the DSN
+// endpoint and the Spotlight endpoint while MCP servers started on the same data
+// directory read them (each sees events sent after it started, and tells the model
+// the collector's DSN); a second collector on the directory waits for the first; when
+// its context ends the collector stops and releases the directory.
+func TestCollectorAndReaders(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "127.0.0.1:0"},
+			env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, stderr)
+	}()
+	collector := &running{stderr: stderr}
+	dsn := collector.dsn(t)
+	var spotlight string
+	spotlightLog := regexp.MustCompile(`spotlight=(http://\S+/stream)`)
+	for deadline := time.Now().Add(10 * time.Second); spotlight == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := spotlightLog.FindStringSubmatch(stderr.String()); m != nil {
+			spotlight = m[1]
+		}
+	}
+	if spotlight == "" {
+		t.Fatalf("no Spotlight endpoint logged:\n%s", stderr.String())
+	}
+
+	readers := []*running{
+		start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28"),
+		start(t, []string{"--data", dir}, map[string]string{"HOME": t.TempDir()}, "2025-11-25"),
+	}
+	for i, r := range readers {
+		var disc struct {
+			Instructions string `json:"instructions"`
+		}
+		if i == 0 {
+			json.Unmarshal(r.client.Call("server/discover", nil), &disc)
+		}
+		if i == 0 && !strings.Contains(disc.Instructions, dsn) {
+			t.Errorf("reader %d instructions %q; want the collector's DSN %s", i, disc.Instructions, dsn)
+		}
+		if !strings.Contains(r.stderr.String(), "another process ingests into this data directory") {
+			t.Errorf("reader %d did not say it reads only:\n%s", i, r.stderr.String())
+		}
+	}
+
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Environment: "collected", Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.CaptureMessage("sent to the collector", nil, sentry.NewScope())
+	// What an SDK with spotlight on sends: an envelope, no DSN key, no Content-Type.
+	body := `{"event_id":"5f3a0c2b9d8e4f1a8b7c6d5e4f3a2b1c","sent_at":"2026-01-01T00:00:00Z"}` + "\n" + `{"type":"event"}` + "\n" + `{"message":"sent to spotlight","level":"warning"}` + "\n"
+	resp, err := http.Post(spotlight, "", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d", spotlight, resp.StatusCode)
+	}
+	for i, r := range readers {
+		res := r.client.CallTool(errorserver.ToolSearchIssues, map[string]any{"statsPeriod": "1h"})
+		for _, want := range []string{`"title":"sent to the collector"`, `"title":"sent to spotlight"`, `"project":"spotlight"`} {
+			if res.IsError || !strings.Contains(res.Text(), want) {
+				t.Errorf("reader %d search_issues: %s; want %s", i, res.Text(), want)
+			}
+		}
+	}
+
+	// A second collector waits for the first to exit (until it is stopped itself).
+	secondCtx, stopSecond := context.WithCancel(context.Background())
+	secondLog := &syncBuffer{}
+	secondDone := make(chan error, 1)
+	go func() {
+		secondDone <- run(secondCtx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, secondLog)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(secondLog.String(), "waiting for it to exit") && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if !strings.Contains(secondLog.String(), "waiting for it to exit") {
+		t.Errorf("a second collector on the directory did not say it waits:\n%s", secondLog.String())
+	}
+	stopSecond()
+	if err := <-secondDone; err != nil {
+		t.Errorf("the waiting collector, stopped: %v", err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("collector after its context ended: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the collector did not stop")
+	}
+	u, _ := url.Parse(dsn)
+	if conn, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		conn.Close()
+		t.Errorf("the ingest endpoint %s still accepts connections after the collector stopped", u.Host)
+	}
+	store, err := errorserver.OpenLocal(errorserver.LocalConfig{DataDir: dir, PublicKeys: []string{"k"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatalf("the data directory is not released after the collector stopped: %v", err)
+	}
+	store.Close()
+}
+
+// TestReaderTakesOverIngest: of two servers on one data directory the first ingests
+// and the second reads; when the first exits, the second takes over: it listens on
+// its own ingest address, logs the DSN there, and finds the events sent to it.
+func TestReaderTakesOverIngest(t *testing.T) {
+	dir := t.TempDir()
+	first := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	firstDSN := first.dsn(t)
+	second := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	if d := second.dsn(t); d != firstDSN || !strings.Contains(second.stderr.String(), "this one reads what it stores") {
+		t.Fatalf("second server: DSN %s (want the first's %s); log:\n%s", d, firstDSN, second.stderr.String())
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	ingesting := regexp.MustCompile(`msg="local store: point your application's Sentry DSN here" dsn=(\S+)`)
+	var dsn string
+	for deadline := time.Now().Add(20 * time.Second); dsn == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := ingesting.FindStringSubmatch(second.stderr.String()); m != nil {
+			dsn = m[1]
+		}
+	}
+	if dsn == "" || !strings.Contains(second.stderr.String(), "this one ingests now") {
+		t.Fatalf("the second server did not take over; log:\n%s", second.stderr.String())
+	}
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Environment: "taken-over", Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.CaptureMessage("sent after the takeover", nil, sentry.NewScope()) == nil {
+		t.Fatal("sentry-go did not send the event")
+	}
+	res := second.client.CallTool(errorserver.ToolSearchIssues, map[string]any{"query": "environment:taken-over"})
+	if res.IsError || !strings.Contains(res.Text(), `"title":"sent after the takeover"`) {
+		t.Errorf("search after the takeover: %s", res.Text())
+	}
+}
+
+// TestCollectorWaitsForTheDirectory: a collector started while an MCP server ingests
+// into the data directory (one that took over while the collector restarted, say)
+// waits, and ingests once that server exits.
+func TestCollectorWaitsForTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	server := start(t, []string{"--data", dir, "--ingest", "127.0.0.1:0"}, map[string]string{"HOME": t.TempDir()}, "2026-07-28")
+	server.dsn(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}, env(map[string]string{"HOME": t.TempDir()}), strings.NewReader(""), io.Discard, logs)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), "waiting for it to exit") && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if err := server.stop(); err != nil {
+		t.Fatal(err)
+	}
+	collector := &running{stderr: logs}
+	dsn := collector.dsn(t)
+	client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Transport: sentry.NewHTTPSyncTransport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.CaptureMessage("to the collector that waited", nil, sentry.NewScope()) == nil {
+		t.Fatal("the collector did not acknowledge the event")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("collector: %v", err)
 	}
 }
