@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options configure a run of the journey.
@@ -115,14 +117,18 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	help := helpText(errorsBin)
 	res.Features.Collector = strings.Contains(help, "-ingest-only")
 	res.Features.CodeMapping = strings.Contains(help, "-code-mapping")
+	if !res.Features.Collector || !res.Features.CodeMapping {
+		return res, fmt.Errorf("%s has no --ingest-only or no --code-mapping: build it from this repository (or leave out -bin)", errorsBin)
+	}
 
 	data := filepath.Join(work, "errors")
 	if err := os.RemoveAll(data); err != nil { // every run takes its own night
 		return res, err
 	}
-	env := []string{"SENTRY_AUTH_TOKEN=", "SENTRY_DSN=", "ERRORS_BACKEND=", "ERRORS_DATA_DIR=", "ERRORS_INGEST_ADDR=", "ERRORS_DSN_KEY=", "MCP_HTTP_ADDR="}
-	errorsArgs := []string{"--backend", "local", "--data", data, "--ingest", "127.0.0.1:0"}
-	if res.Features.CodeMapping && !o.NoCodeMapping {
+	env := []string{"SENTRY_AUTH_TOKEN=", "SENTRY_DSN=", "ERRORS_BACKEND=", "ERRORS_DATA_DIR=", "ERRORS_INGEST_ADDR=", "ERRORS_DSN_KEY=",
+		"ERRORS_CODE_MAPPINGS=", "ERRORS_IN_APP=", "ERRORS_INGEST_ONLY=", "ERRORS_SPOTLIGHT_ADDR=", "MCP_HTTP_ADDR="}
+	errorsArgs := []string{"--backend", "local", "--data", data}
+	if !o.NoCodeMapping {
 		errorsArgs = append(errorsArgs, "--code-mapping", shopModule+"="+shopDir)
 	}
 	var procs []*proc
@@ -142,16 +148,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 
 	// Night: the collector takes the shop's events; no MCP server runs.
-	var collector *proc
-	if res.Features.Collector {
-		collector, err = start("collector", "--ingest-only", "--spotlight", "off")
-		fmt.Fprintln(out, "night   collector: mcp-server-errors --ingest-only (no MCP server runs)")
-	} else {
-		// Today's store takes events only inside an MCP server: the HTTP one
-		// doubles as the collector.
-		collector, err = start("errors/http", "--http", "127.0.0.1:0")
-		fmt.Fprintln(out, "night   collector: mcp-server-errors --http (today the store takes events only while an MCP server runs)")
-	}
+	collector, err := start("collector", "--ingest-only", "--ingest", "127.0.0.1:0", "--spotlight", "off")
 	if err != nil {
 		return res, err
 	}
@@ -159,10 +156,12 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	fmt.Fprintf(out, "night   collector: mcp-server-errors --ingest-only (no MCP server runs), DSN %s\n", dsn)
 	nightOut, err := runNight(filepath.Join(bin, "night"), dsn)
 	if err != nil {
 		return res, err
 	}
+	nightEnded := time.Now()
 	if err := json.Unmarshal(nightOut, &res.Night); err != nil {
 		return res, fmt.Errorf("night printed %q: %v", nightOut, err)
 	}
@@ -170,30 +169,24 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	fmt.Fprintf(out, "night   shop@1.4.0: %d checkouts, %d failed; %d events sent with their own times (%s .. %s), %d acknowledged\n",
 		n.Checkouts, n.Failed, n.Events, n.First, n.Last, n.Acknowledged)
 
-	// Morning: the host starts and connects to its servers.
-	httpProc := collector
-	if res.Features.Collector {
-		if httpProc, err = start("errors/http", "--http", "127.0.0.1:0"); err != nil {
-			return res, err
-		}
+	// Morning: the host starts its servers, which read what the collector stored.
+	httpProc, err := start("errors/http", "--http", "127.0.0.1:0")
+	if err != nil {
+		return res, err
 	}
 	addr, err := httpProc.waitFor("serving MCP on Streamable HTTP", "addr", 30*time.Second)
 	if err != nil {
 		return res, err
 	}
 	errorsHTTP := &server{name: "errors/http", revision: modern, url: "http://" + addr + "/mcp"}
-	errorsStdio := &server{name: "errors/stdio", revision: legacy, command: append([]string{errorsBin}, errorsArgs...), env: env}
-	if !res.Features.Collector {
-		// Today one process at a time opens a store: the HTTP server must end
-		// before the stdio one can start.
-		errorsStdio.before = func() {
-			if errorsHTTP.session != nil {
-				errorsHTTP.session.Close()
-				errorsHTTP.session = nil
-			}
-			_ = httpProc.stop()
-		}
+	// The collector counts tag values a moment after it stores the events (within
+	// 50 ms, see servers/errors/README.md); a real night ends hours before the
+	// morning, this one a moment before: wait for that moment.
+	if err := settle(ctx, errorsHTTP.url, n.Events); err != nil {
+		return res, err
 	}
+	fmt.Fprintf(out, "morning the night's tags are counted (%v after its last event was sent)\n", time.Since(nightEnded).Round(time.Millisecond))
+	errorsStdio := &server{name: "errors/stdio", revision: legacy, command: append([]string{errorsBin}, errorsArgs...), env: env}
 	filesystem := &server{name: "filesystem", revision: modern, command: []string{fsBin, shopDir}, env: []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS="}}
 	h := newHost(errorsHTTP, errorsStdio, filesystem)
 	defer h.close()
@@ -229,6 +222,52 @@ func goBuild(moduleDir string, env []string, dir string, pkgs ...string) error {
 		return fmt.Errorf("go build %s (in %s): %v\n%s", strings.Join(pkgs, " "), moduleDir, err, b)
 	}
 	return nil
+}
+
+// settle waits until the errors server's tag counts cover every one of the
+// night's events: until, for every issue, get_tag_values counts the level tag
+// (which every event has) on all of its events.
+func settle(ctx context.Context, url string, events int) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "checkout-settle", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: modern})
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", url, err)
+	}
+	defer session.Close()
+	call := func(tool string, args map[string]any, v any) error {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			return err
+		}
+		if res.IsError || len(res.Content) == 0 {
+			return fmt.Errorf("%s: %v", tool, res.Content)
+		}
+		return json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), v)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var list issueList
+		if err := call("search_issues", map[string]any{"statsPeriod": "30d", "limit": 100}, &list); err != nil {
+			return err
+		}
+		stored, counted := 0, 0
+		for _, is := range list.Issues {
+			var tv struct {
+				TotalValues int `json:"totalValues"`
+			}
+			if err := call("get_tag_values", map[string]any{"issueId": is.ID, "key": "level"}, &tv); err != nil {
+				return err
+			}
+			stored, counted = stored+int(is.Count), counted+tv.TotalValues
+		}
+		if stored == events && counted == events {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after 30 s the errors server shows %d of the night's %d events, with the tags of %d counted", stored, events, counted)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // helpText is what a server's --help prints: the flags it has.

@@ -21,7 +21,6 @@ type server struct {
 	command   []string
 	env       []string
 	stderr    *tail
-	before    func() // runs before connecting (see Run: today's single-process store)
 	session   *mcp.ClientSession
 	tools     map[string]*mcp.Tool
 	toolsSize int // bytes of tools/list, which a host puts in the model's context
@@ -58,9 +57,6 @@ func newHost(servers ...*server) *host {
 func (h *host) connect(ctx context.Context, s *server) error {
 	if s.session != nil {
 		return nil
-	}
-	if s.before != nil {
-		s.before()
 	}
 	var transport mcp.Transport
 	if s.url != "" {
