@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// printTranscript prints each call with its arguments and the bytes of its result,
+// and with verbose the result itself.
+func printTranscript(out io.Writer, res *Result, verbose bool) {
+	fmt.Fprintf(out, "%-2s %-13s %-24s %7s  %s\n", "#", "server", "tool", "bytes", "arguments")
+	for i, c := range res.Calls {
+		args, _ := json.Marshal(c.Args)
+		mark := ""
+		if c.IsError {
+			mark = "  (isError)"
+		}
+		fmt.Fprintf(out, "%-2d %-13s %-24s %7s  %s%s\n", i+1, c.Server, c.Tool, thousands(c.Bytes), args, mark)
+		if verbose {
+			fmt.Fprintf(out, "%s\n\n", indent(c.Text))
+		}
+	}
+	fmt.Fprintf(out, "   %d calls, %s bytes of tool output", len(res.Calls), thousands(res.Bytes))
+	var lists []string
+	for name, n := range res.ToolsList {
+		lists = append(lists, fmt.Sprintf("%s %s", name, thousands(n)))
+	}
+	sort.Strings(lists)
+	fmt.Fprintf(out, " (tools/list, once per conversation: %s)\n\n", strings.Join(lists, ", "))
+}
+
+// printAnswer prints the answer material.
+func printAnswer(out io.Writer, res *Result) {
+	a := res.Answer
+	id := a.IssueID
+	if a.ShortID != "" {
+		id = a.ShortID + " (" + a.IssueID + ")"
+	}
+	fmt.Fprintln(out, "answer material")
+	fmt.Fprintf(out, "  issue     %s %q\n", id, a.Title)
+	fmt.Fprintf(out, "  count     %d events, %d users, first %s, last %s", a.Count, a.Users, a.FirstSeen, a.LastSeen)
+	if a.Now != "" {
+		fmt.Fprintf(out, ", now %s", a.Now)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "  release   %s on %d/%d events (%d release(s))\n", a.Release, a.ReleaseEvents, a.Count, a.Releases)
+	fmt.Fprintf(out, "  tag       currency=%s on %d/%d events (%d value(s))\n", a.Currency, a.CurrencyEvents, a.Count, a.Currencies)
+	if a.Found == "search" {
+		fmt.Fprintf(out, "  frame     %s in %s, found by search at %s\n", a.Frame, a.Function, a.Mapped)
+	} else {
+		fmt.Fprintf(out, "  frame     %s in %s (%s)\n", a.Frame, a.Function, a.Found)
+	}
+	fmt.Fprintf(out, "  source    %d: %s\n", a.Line, strings.TrimSpace(a.SourceLine))
+	if a.Table != "" {
+		fmt.Fprintf(out, "  table     %s at %s has %s (no %s)\n", a.Table, a.TableFile, strings.Join(a.TableKeys, ", "), a.Currency)
+	}
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func indent(s string) string {
+	return "     | " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n     | ")
+}
