@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options configure a run of the journey.
@@ -161,7 +159,6 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	nightEnded := time.Now()
 	if err := json.Unmarshal(nightOut, &res.Night); err != nil {
 		return res, fmt.Errorf("night printed %q: %v", nightOut, err)
 	}
@@ -179,13 +176,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		return res, err
 	}
 	errorsHTTP := &server{name: "errors/http", revision: modern, url: "http://" + addr + "/mcp"}
-	// The collector counts tag values a moment after it stores the events (within
-	// 50 ms, see servers/errors/README.md); a real night ends hours before the
-	// morning, this one a moment before: wait for that moment.
-	if err := settle(ctx, errorsHTTP.url, n.Events); err != nil {
-		return res, err
-	}
-	fmt.Fprintf(out, "morning the night's tags are counted (%v after its last event was sent)\n", time.Since(nightEnded).Round(time.Millisecond))
+	// The collector counts tag values a moment after it stores the events; the errors
+	// server adds the events not counted yet, so the morning starts at once.
 	errorsStdio := &server{name: "errors/stdio", revision: legacy, command: append([]string{errorsBin}, errorsArgs...), env: env}
 	filesystem := &server{name: "filesystem", revision: modern, command: []string{fsBin, shopDir}, env: []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS="}}
 	h := newHost(errorsHTTP, errorsStdio, filesystem)
@@ -222,52 +214,6 @@ func goBuild(moduleDir string, env []string, dir string, pkgs ...string) error {
 		return fmt.Errorf("go build %s (in %s): %v\n%s", strings.Join(pkgs, " "), moduleDir, err, b)
 	}
 	return nil
-}
-
-// settle waits until the errors server's tag counts cover every one of the
-// night's events: until, for every issue, get_tag_values counts the level tag
-// (which every event has) on all of its events.
-func settle(ctx context.Context, url string, events int) error {
-	client := mcp.NewClient(&mcp.Implementation{Name: "checkout-settle", Version: "1.0.0"}, nil)
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: modern})
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", url, err)
-	}
-	defer session.Close()
-	call := func(tool string, args map[string]any, v any) error {
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			return err
-		}
-		if res.IsError || len(res.Content) == 0 {
-			return fmt.Errorf("%s: %v", tool, res.Content)
-		}
-		return json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), v)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var list issueList
-		if err := call("search_issues", map[string]any{"statsPeriod": "30d", "limit": 100}, &list); err != nil {
-			return err
-		}
-		stored, counted := 0, 0
-		for _, is := range list.Issues {
-			var tv struct {
-				TotalValues int `json:"totalValues"`
-			}
-			if err := call("get_tag_values", map[string]any{"issueId": is.ID, "key": "level"}, &tv); err != nil {
-				return err
-			}
-			stored, counted = stored+int(is.Count), counted+tv.TotalValues
-		}
-		if stored == events && counted == events {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("after 30 s the errors server shows %d of the night's %d events, with the tags of %d counted", stored, events, counted)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // helpText is what a server's --help prints: the flags it has.

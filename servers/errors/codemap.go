@@ -185,8 +185,11 @@ func (c *codeMap) repoPath(f *frameData) string {
 
 // applyInApp decides in_app by the configured prefixes (matched against the module
 // and the file), replacing the SDK's guess: sentry-go marks no frame of a -trimpath
-// build in-app and every frame of the module cache in-app. Without prefixes the
-// frames are returned as they are.
+// build in-app and every frame of the module cache in-app. A frame whose file is a
+// dependency's (the module cache, or a path with a module version such as
+// github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go) is decided by the file
+// alone: the module the SDK reports for it may be the application's (a handler
+// wrapped by sentryhttp). Without prefixes the frames are returned as they are.
 func (c *codeMap) applyInApp(frames []frameData) []frameData {
 	if c == nil || len(c.inApp) == 0 || len(frames) == 0 {
 		return frames
@@ -199,13 +202,31 @@ func (c *codeMap) applyInApp(frames []frameData) []frameData {
 			_, mod := under(f.Module, p, moduleSeps)
 			_, file := under(strings.ReplaceAll(f.Filename, `\`, "/"), p, pathSeps)
 			_, abs := under(strings.ReplaceAll(f.AbsPath, `\`, "/"), p, pathSeps)
-			if mod || file || abs {
+			if file || abs || mod && !dependencyFile(f) {
 				f.InApp = true
 				break
 			}
 		}
 	}
 	return out
+}
+
+// dependencyFile reports whether the frame's file belongs to a downloaded module: a
+// path in the module cache (.../pkg/mod/...) or with a module version
+// (module@vX.Y.Z/...).
+func dependencyFile(f *frameData) bool {
+	for _, file := range []string{f.AbsPath, f.Filename} {
+		file = strings.ReplaceAll(file, `\`, "/")
+		if strings.Contains(file, "/pkg/mod/") || strings.HasPrefix(file, "pkg/mod/") {
+			return true
+		}
+		for _, seg := range strings.Split(file, "/") {
+			if _, v, ok := strings.Cut(seg, "@v"); ok && v != "" && v[0] >= '0' && v[0] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // culprit is the event's culprit by the configured in-app prefixes: the innermost

@@ -281,3 +281,29 @@ func TestParseCodeMapping(t *testing.T) {
 		t.Errorf("SplitList (-want +got):\n%s", d)
 	}
 }
+
+// TestInAppDependencyFileIsNotApp: a frame of a dependency's file (the module cache,
+// or a versioned module path) is not in-app because the SDK reports the
+// application's module for it (sentryhttp wrapping a handler of example.com/shop/web).
+// The module decides only where the file does not name a dependency.
+func TestInAppDependencyFileIsNotApp(t *testing.T) {
+	frames := []frameData{
+		{Function: "sentryhttp", Module: "example.com/shop/web", Filename: "github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go"},
+		{Function: "cache", Module: "example.com/shop/web", AbsPath: "/home/me/go/pkg/mod/github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go", Filename: "sentryhttp.go"},
+		{Function: "trimpath", Module: "example.com/shop/web", Filename: "example.com/shop/web/handler.go"},
+		{Function: "build", Module: "example.com/shop/web", AbsPath: "/build/shop/web/handler.go", Filename: "handler.go"},
+		{Function: "nofile", Module: "example.com/shop/web"},
+		{Function: "other", Module: "github.com/x/y", Filename: "github.com/x/y@v1.0.0/y.go"},
+	}
+	want := map[string]bool{"sentryhttp": false, "cache": false, "trimpath": true, "build": true, "nofile": true, "other": false}
+	for _, c := range []*codeMap{
+		newCodeMap(nil, []string{"example.com/shop"}),
+		newCodeMap([]CodeMapping{{StackRoot: "example.com/shop", SourceRoot: t.TempDir()}}, nil),
+	} {
+		for _, f := range c.applyInApp(frames) {
+			if f.InApp != want[f.Function] {
+				t.Errorf("prefixes %v: frame %s (module %s, file %s%s) inApp=%t; want %t", c.inApp, f.Function, f.Module, f.AbsPath, f.Filename, f.InApp, want[f.Function])
+			}
+		}
+	}
+}

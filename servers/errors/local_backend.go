@@ -162,7 +162,7 @@ func (s *LocalStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*I
 	}
 	q := `WITH w AS MATERIALIZED (` + wq + `)
 SELECT i.id, i.short_id, i.title, i.culprit, i.type, i.value, i.level, i.project, i.platform, i.first_seen, i.last_seen, w.cnt,
-	coalesce(u.uniq, 0) AS users, count(*) OVER () AS total
+	coalesce(u.uniq, 0) + ` + pendingUsersSQL + ` AS users, count(*) OVER () AS total
 FROM w JOIN issues i ON i.n = w.issue
 LEFT JOIN issue_tag_keys u ON u.issue = i.n AND u.key = 'user'
 WHERE ` + strings.Join(conds, " AND ") + `
@@ -194,6 +194,13 @@ LIMIT ? OFFSET ?`
 	v.finish(&out.Truncation)
 	return out, nil
 }
+
+// pendingUsersSQL counts the users of issue i's events not counted yet (another
+// process writes: see pendingTags) that the counted ones do not have. +e.issue: the
+// few events past tags_through are read by their rowid.
+const pendingUsersSQL = `(SELECT count(DISTINCT j.value) FROM events e, json_each(e.tags) j
+	WHERE e.n > ` + tagsThroughSQL + ` AND +e.issue = i.n AND j.key = 'user'
+	AND NOT EXISTS (SELECT 1 FROM issue_tags t WHERE t.issue = i.n AND t.key = 'user' AND t.value = j.value))`
 
 // issueRow is an issue as the queries read it.
 type issueRow struct {
@@ -249,21 +256,154 @@ type tagKeyRow struct {
 	total, uniq, overflow int64
 }
 
-func (s *LocalStore) tagKeys(ctx context.Context, issue int64) ([]tagKeyRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key, total, uniq, overflow FROM issue_tag_keys WHERE issue = ?`, issue)
+// issueTags reads an issue's tag counts in one snapshot: the counted ones
+// (issue_tag_keys, issue_tags) plus the tags of its events committed since they were
+// last counted. The process that writes counts them a moment after the commit (see
+// pendingTags), and a reader in another process must not show the counts of only a
+// part of the events (a tag on 13 of 30 events when it is on all 30).
+type issueTags struct {
+	tx    *sql.Tx
+	issue int64
+	keys  []tagKeyRow
+	// pending are the uncounted tag values by key, within the per-issue caps as the
+	// writer will count them.
+	pending map[string][]pendingTagRow
+}
+
+type pendingTagRow struct {
+	value          string
+	n, first, last int64
+	counted        bool // the value has a row in issue_tags
+}
+
+func (s *LocalStore) openIssueTags(ctx context.Context, issue int64) (*issueTags, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := &issueTags{tx: tx, issue: issue, pending: map[string][]pendingTagRow{}}
+	if err := t.load(ctx); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *issueTags) close() { t.tx.Rollback() }
+
+func (t *issueTags) load(ctx context.Context) error {
+	rows, err := t.tx.QueryContext(ctx, `SELECT key, total, uniq, overflow FROM issue_tag_keys WHERE issue = ?`, t.issue)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byKey := map[string]int{}
+	for rows.Next() {
+		var k tagKeyRow
+		if err := rows.Scan(&k.key, &k.total, &k.uniq, &k.overflow); err != nil {
+			return err
+		}
+		byKey[k.key] = len(t.keys)
+		t.keys = append(t.keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	prows, err := t.tx.QueryContext(ctx, `SELECT j.key, j.value, count(*), min(e.ts), max(e.ts),
+		EXISTS (SELECT 1 FROM issue_tags t WHERE t.issue = ? AND t.key = j.key AND t.value = j.value)
+		FROM events e, json_each(e.tags) j WHERE +e.issue = ? AND e.n > `+tagsThroughSQL+`
+		GROUP BY j.key, j.value ORDER BY j.key, j.value`, t.issue, t.issue)
+	if err != nil {
+		return err
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var key string
+		var r pendingTagRow
+		if err := prows.Scan(&key, &r.value, &r.n, &r.first, &r.last, &r.counted); err != nil {
+			return err
+		}
+		i, ok := byKey[key]
+		if !ok {
+			if len(t.keys) >= maxTagKeysPerIssue {
+				continue // past the per-issue key cap: not counted
+			}
+			i = len(t.keys)
+			byKey[key] = i
+			t.keys = append(t.keys, tagKeyRow{key: key})
+		}
+		k := &t.keys[i]
+		k.total += r.n
+		if !r.counted {
+			if k.uniq >= maxTagValuesPerIssue {
+				k.overflow += r.n
+				continue
+			}
+			k.uniq++
+		}
+		t.pending[key] = append(t.pending[key], r)
+	}
+	return prows.Err()
+}
+
+// key returns one key's counts (ok false: the issue has no such tag).
+func (t *issueTags) key(key string) (tagKeyRow, bool) {
+	for _, k := range t.keys {
+		if k.key == key {
+			return k, true
+		}
+	}
+	return tagKeyRow{}, false
+}
+
+// values reads one page of the issue's values of key, most frequent first.
+func (t *issueTags) values(ctx context.Context, key string, limit, offset int) ([]tagValueRow, error) {
+	pending := t.pending[key]
+	q, args := `SELECT value, n, first_seen, last_seen FROM issue_tags WHERE issue = ? AND key = ? ORDER BY n DESC, value LIMIT ? OFFSET ?`, []any{t.issue, key, limit, offset}
+	if len(pending) > 0 {
+		q, args = `SELECT value, n, first_seen, last_seen FROM issue_tags WHERE issue = ? AND key = ?`, []any{t.issue, key}
+	}
+	rows, err := t.tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []tagKeyRow
+	var out []tagValueRow
 	for rows.Next() {
-		var k tagKeyRow
-		if err := rows.Scan(&k.key, &k.total, &k.uniq, &k.overflow); err != nil {
+		var r tagValueRow
+		if err := rows.Scan(&r.value, &r.n, &r.first, &r.last); err != nil {
 			return nil, err
 		}
-		out = append(out, k)
+		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil || len(pending) == 0 {
+		return out, err
+	}
+	at := make(map[string]int, len(out))
+	for i, r := range out {
+		at[r.value] = i
+	}
+	for _, p := range pending {
+		if i, ok := at[p.value]; ok {
+			r := &out[i]
+			r.n += p.n
+			r.first, r.last = min(r.first, p.first), max(r.last, p.last)
+			continue
+		}
+		at[p.value] = len(out)
+		out = append(out, tagValueRow{value: p.value, n: p.n, first: p.first, last: p.last})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].n != out[j].n {
+			return out[i].n > out[j].n
+		}
+		return out[i].value < out[j].value
+	})
+	if offset >= len(out) {
+		return nil, nil
+	}
+	return out[offset:min(len(out), offset+limit)], nil
 }
 
 // GetIssue returns an issue with the top values of its tags.
@@ -276,10 +416,18 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.tagKeys(ctx, is.n)
+	tags, err := s.openIssueTags(ctx, is.n)
 	if err != nil {
 		return nil, queryFailed("get issue", err)
 	}
+	defer tags.close()
+	// The issue's count and users as of the tags' snapshot.
+	if err := tags.tx.QueryRowContext(ctx, `SELECT times_seen, first_seen, last_seen FROM issues WHERE n = ?`, is.n).Scan(&is.count, &is.firstSeen, &is.lastSeen); err != nil {
+		return nil, queryFailed("get issue", err)
+	}
+	users, _ := tags.key("user")
+	is.users = users.uniq
+	keys := tags.keys
 	v := &viewer{}
 	out := &IssueDetail{Issue: viewLocalIssue(v, is), Notice: s.notice(ctx)}
 	rank := func(k string) int {
@@ -305,7 +453,7 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 		keys = keys[:topTagKeys]
 	}
 	for _, k := range keys {
-		vals, err := s.tagValues(ctx, is.n, k.key, topTagValues, 0)
+		vals, err := tags.values(ctx, k.key, topTagValues, 0)
 		if err != nil {
 			return nil, queryFailed("get issue", err)
 		}
@@ -322,24 +470,6 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 type tagValueRow struct {
 	value          string
 	n, first, last int64
-}
-
-// tagValues reads one page of an issue's values of key, most frequent first.
-func (s *LocalStore) tagValues(ctx context.Context, issue int64, key string, limit, offset int) ([]tagValueRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT value, n, first_seen, last_seen FROM issue_tags WHERE issue = ? AND key = ? ORDER BY n DESC, value LIMIT ? OFFSET ?`, issue, key, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []tagValueRow
-	for rows.Next() {
-		var r tagValueRow
-		if err := rows.Scan(&r.value, &r.n, &r.first, &r.last); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // GetEvent reads one event of an issue.
@@ -472,30 +602,27 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	var k tagKeyRow
-	err = s.db.QueryRowContext(ctx, `SELECT key, total, uniq, overflow FROM issue_tag_keys WHERE issue = ? AND key = ?`, is.n, in.Key).Scan(&k.key, &k.total, &k.uniq, &k.overflow)
-	if errors.Is(err, sql.ErrNoRows) {
-		all, err := s.tagKeys(ctx, is.n)
-		if err != nil {
-			return nil, queryFailed("get tag values", err)
-		}
-		keys := make([]string, 0, len(all))
-		for _, k := range all {
+	tags, err := s.openIssueTags(ctx, is.n)
+	if err != nil {
+		return nil, queryFailed("get tag values", err)
+	}
+	defer tags.close()
+	k, ok := tags.key(in.Key)
+	if !ok {
+		keys := make([]string, 0, len(tags.keys))
+		for _, k := range tags.keys {
 			keys = append(keys, k.key)
 		}
 		sort.Strings(keys)
 		list := (&viewer{}).text(strings.Join(keys, ", "), 2000)
 		return nil, fmt.Errorf("%w: issue %s has no tag %q; its tags are: %s", ErrNotFound, in.IssueID, truncateForError(in.Key), list)
 	}
-	if err != nil {
-		return nil, queryFailed("get tag values", err)
-	}
 	scope := cursorScope("tagvalues", is.id, in.Key)
 	cur, err := decodeCursor(in.Cursor, scope)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := s.tagValues(ctx, is.n, in.Key, limit, cur.Offset)
+	vals, err := tags.values(ctx, in.Key, limit, cur.Offset)
 	if err != nil {
 		return nil, queryFailed("get tag values", err)
 	}

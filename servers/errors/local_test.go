@@ -299,3 +299,68 @@ func TestStoreSchemaVersion(t *testing.T) {
 		t.Errorf("a file that is not a database: %v; want a refusal that says what to do", err)
 	}
 }
+
+// TestLocalReaderTagCountsIncludeUncounted: the writing process counts tags a moment
+// after the commit (pendingTags); a reader in another process must still see every
+// event in get_issue's tag summary (everyEvent) and in get_tag_values, not the part
+// counted so far (13 of 30).
+func TestLocalReaderTagCountsIncludeUncounted(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	w := openTestStore(t, dir, func(c *LocalConfig) { c.Now = func() time.Time { return now }; c.countTagsAfter = time.Hour })
+	defer w.Close()
+	tags := func(i int) (string, string, map[string]string) {
+		return "E", "pay", map[string]string{"currency": "EUR", "shard": fmt.Sprint("s", i%4), "user": fmt.Sprint("id:u", i%5)}
+	}
+	ingestTestEvents(t, w, 1, 13, tags)
+	w.syncTags(context.Background()) // the first 13 counted
+	ingestTestEvents(t, w, 14, 17, tags)
+	var counted int64
+	if err := w.db.QueryRow(`SELECT total FROM issue_tag_keys WHERE key = 'currency'`).Scan(&counted); err != nil || counted != 13 {
+		t.Fatalf("counted before the reader asks: %d, %v; want 13 (the test holds the rest)", counted, err)
+	}
+	reader, err := OpenLocal(LocalConfig{DataDir: dir, ReadOnly: true, Logger: quietLogger, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	ctx := context.Background()
+	list, err := reader.SearchIssues(ctx, SearchIssuesInput{Query: "currency:EUR"})
+	if err != nil || len(list.Issues) != 1 {
+		t.Fatalf("search: %+v, %v", list, err)
+	}
+	id := list.Issues[0].ID
+	if list.Issues[0].Count != 30 || list.Issues[0].UserCount != 5 {
+		t.Errorf("search: %d events of %d users; want 30 of 5", list.Issues[0].Count, list.Issues[0].UserCount)
+	}
+	p := newPresenter(Config{Now: func() time.Time { return now }}, reader)
+	d, err := p.GetIssue(ctx, GetIssueInput{IssueID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Count != 30 || d.UserCount != 5 || d.EveryEvent["currency"] != "EUR" {
+		t.Errorf("get_issue: count %d, users %d, everyEvent %v, tags %+v; want currency=EUR on every one of 30 events, 5 users", d.Count, d.UserCount, d.EveryEvent, d.Tags)
+	}
+	for _, ts := range d.Tags {
+		if ts.Key == "shard" && (ts.TotalValues != 30 || ts.UniqueValues != 4) {
+			t.Errorf("get_issue shard summary: %+v; want 30 events, 4 values", ts)
+		}
+	}
+	for _, key := range []string{"currency", "shard"} {
+		tv, err := reader.GetTagValues(ctx, GetTagValuesInput{IssueID: id, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, v := range tv.Values {
+			sum += v.Count
+		}
+		if tv.TotalValues != 30 || sum != 30 {
+			t.Errorf("get_tag_values %s: total %d, values %+v; want all 30 events counted", key, tv.TotalValues, tv.Values)
+		}
+	}
+	page, err := reader.GetTagValues(ctx, GetTagValuesInput{IssueID: id, Key: "shard", Limit: 3})
+	if err != nil || len(page.Values) != 3 || page.NextCursor == "" || page.Values[0].Value != "s1" || page.Values[0].Count != 8 {
+		t.Errorf("get_tag_values shard, 3 a page: %+v, %v; want s1 (8 events) first and a cursor", page, err)
+	}
+}
