@@ -1,0 +1,118 @@
+package benchcmp
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Latencies are per-call durations.
+type Latencies []time.Duration
+
+// Pct is the p-th quantile (0 ≤ p ≤ 1), nearest rank; 0 when empty.
+func (l Latencies) Pct(p float64) time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1)+0.5)]
+}
+
+// Alternate times calls of every fn in turn, block calls at a time, for rounds
+// rounds, rotating which goes first each round, so that all of them see the same
+// machine: a ratio of their percentiles is fair even while the load moves. It returns
+// the latencies of each fn, in the order given.
+func Alternate(rounds, block int, fns ...func() error) ([]Latencies, error) {
+	out := make([]Latencies, len(fns))
+	for r := range rounds {
+		for k := range fns {
+			i := (k + r) % len(fns)
+			for range block {
+				t0 := time.Now()
+				if err := fns[i](); err != nil {
+					return nil, err
+				}
+				out[i] = append(out[i], time.Since(t0))
+			}
+		}
+	}
+	return out, nil
+}
+
+// RatioRow is one line of a latency ratio table: num against den, p50 and p99.
+type RatioRow struct {
+	Case     string
+	Num, Den Latencies
+	Load     string // LoadAvg when measured
+}
+
+// RatioTable renders rows as "case  num p50  den p50  p50 ratio  num p99  den p99  p99
+// ratio  load", with a header naming num and den.
+func RatioTable(num, den string, rows []RatioRow) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%-34s %10s %10s %9s %10s %10s %9s  %s\n", "case", num+" p50", den+" p50", "p50 ratio", num+" p99", den+" p99", "p99 ratio", "load")
+	for _, r := range rows {
+		n50, d50, n99, d99 := r.Num.Pct(0.5), r.Den.Pct(0.5), r.Num.Pct(0.99), r.Den.Pct(0.99)
+		fmt.Fprintf(&sb, "%-34s %10s %10s %9.2f %10s %10s %9.2f  %s\n", r.Case, us(n50), us(d50), ratio(n50, d50), us(n99), us(d99), ratio(n99, d99), r.Load)
+	}
+	return sb.String()
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// us formats d in microseconds with one decimal.
+func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d)/1e3) }
+
+// Throughput counts calls completed by concurrent callers over timed windows.
+type Throughput struct {
+	Calls   int64
+	Elapsed time.Duration
+	Err     error
+}
+
+// Run calls fn from callers goroutines for d and adds the calls and time.
+func (t *Throughput) Run(d time.Duration, callers int, fn func() error) {
+	var n atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	t0 := time.Now()
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := fn(); err != nil {
+					mu.Lock()
+					t.Err = errors.Join(t.Err, err)
+					mu.Unlock()
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	t.Elapsed += time.Since(t0)
+	t.Calls += n.Load()
+}
+
+// PerSecond is the calls per second over all windows.
+func (t *Throughput) PerSecond() float64 {
+	if t.Elapsed <= 0 {
+		return 0
+	}
+	return float64(t.Calls) / t.Elapsed.Seconds()
+}
