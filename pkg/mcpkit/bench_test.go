@@ -338,8 +338,12 @@ func BenchmarkStdioLatency(b *testing.B) {
 			// Parallel throughput, same processes, alternating 300 ms windows.
 			var srvT, echoT benchcmp.Throughput
 			for r := range 4 {
-				first, second := func() { srvT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := srv.Call(benchCall.Line); return err }) },
-					func() { echoT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := echo.Call(echoLine); return err }) }
+				first, second := func() {
+					srvT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := srv.Call(benchCall.Line); return err })
+				},
+					func() {
+						echoT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := echo.Call(echoLine); return err })
+					}
 				if r%2 == 1 {
 					first, second = second, first
 				}
