@@ -78,6 +78,9 @@ type DB struct {
 
 	typesMu sync.Mutex
 	types   map[uint32]typeInfo // non-builtin types seen so far (enums, domains' arrays, extension types)
+
+	gate    *roleGate // the role check new connections pass (Start), or nil (Open)
+	secrets []string  // passwords to keep out of error text
 }
 
 // Target identifies the database connected to, without the password: for logs and
@@ -96,8 +99,24 @@ func (t Target) String() string {
 // Open connects to the database at databaseURL (a postgres:// URL or a key=value
 // connection string) and pings it. A failure names host, database and user, never the
 // password. A URL asking for the simple query protocol is refused: that protocol runs
-// several statements from one string.
+// several statements from one string. (Start is the same without waiting for the
+// database, and with the role check.)
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
+	db, err := prepare(databaseURL, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.connect(ctx); err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// prepare checks the settings and sets up the pool without connecting: pgxpool
+// connects on first use. With a roleGate, every new connection passes the role check
+// (see startup.go) before the pool hands it out.
+func prepare(databaseURL string, opts Options, gate *roleGate) (*DB, error) {
 	opts = opts.withDefaults()
 	if opts.StatementTimeout < time.Millisecond {
 		return nil, fmt.Errorf("statement timeout %s is too short: use at least 1ms", opts.StatementTimeout)
@@ -133,22 +152,37 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 			return err
 		}
 		if userAfterConnect != nil {
-			return userAfterConnect(ctx, c)
+			if err := userAfterConnect(ctx, c); err != nil {
+				return err
+			}
+		}
+		if gate != nil {
+			return gate.check(ctx, c)
 		}
 		return nil
 	}
 
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot set up PostgreSQL connections to %s: %s", target, redact(err.Error(), password, cc.Password))
 	}
-	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout+time.Second)
+	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo), gate: gate,
+		secrets: []string{password, cc.Password}}, nil
+}
+
+// connect makes the first connection (and with a role gate, the role check), bounded
+// by the connect timeout. The error names the target, never the password.
+func (db *DB) connect(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, db.opts.ConnectTimeout+time.Second)
 	defer cancel()
-	if err := pool.Ping(pctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("cannot connect to PostgreSQL at %s: %s", target, redact(connectErrorText(err), password, cc.Password))
+	if err := db.pool.Ping(pctx); err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			return refused
+		}
+		return fmt.Errorf("cannot connect to PostgreSQL at %s: %s", db.target, redact(connectErrorText(err), db.secrets...))
 	}
-	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo)}, nil
+	return nil
 }
 
 // checkExecMode refuses the simple protocol (default_query_exec_mode=simple_protocol),
@@ -265,6 +299,10 @@ func (db *DB) Ping(ctx context.Context) error {
 	if err != nil && ctx.Err() == nil && lostConnection(err) {
 		db.forgetConnections()
 		err = db.pool.Ping(ctx)
+	}
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused
 	}
 	if err != nil {
 		return fmt.Errorf("PostgreSQL at %s does not answer: %s", db.target, connectErrorText(err))

@@ -267,6 +267,10 @@ func (db *DB) brokenError(ctx context.Context, err error, spec readSpec) error {
 
 // connError reports a failure to get a connection.
 func (db *DB) connError(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused // the role check refused the connection: say so, as it is
+	}
 	return fmt.Errorf("cannot get a connection to PostgreSQL at %s: %s", db.target, connectErrorText(err))
 }
 
