@@ -28,8 +28,51 @@ func (l Latencies) Pct(p float64) time.Duration {
 // machine: a ratio of their percentiles is fair even while the load moves. It returns
 // the latencies of each fn, in the order given.
 func Alternate(rounds, block int, fns ...func() error) ([]Latencies, error) {
+	rs, err := AlternateRounds(rounds, block, fns...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Latencies, len(fns))
+	for i := range fns {
+		out[i] = rs.All(i)
+	}
+	return out, nil
+}
+
+// Rounds are the latencies of Alternate kept per round: [round][fn].
+type Rounds [][]Latencies
+
+// All is fn i's latencies over every round.
+func (rs Rounds) All(i int) Latencies {
+	var l Latencies
+	for _, r := range rs {
+		l = append(l, r[i]...)
+	}
+	return l
+}
+
+// Ratio is the median over rounds of fn num's p-quantile over fn den's within the same
+// round: neighbours in time see the same load, so this moves less with the machine's
+// load than the ratio of pooled percentiles does.
+func (rs Rounds) Ratio(num, den int, p float64) float64 {
+	var rats []float64
+	for _, r := range rs {
+		if d := r[den].Pct(p); d > 0 {
+			rats = append(rats, float64(r[num].Pct(p))/float64(d))
+		}
+	}
+	if len(rats) == 0 {
+		return 0
+	}
+	slices.Sort(rats)
+	return rats[len(rats)/2]
+}
+
+// AlternateRounds is Alternate keeping each round's latencies apart.
+func AlternateRounds(rounds, block int, fns ...func() error) (Rounds, error) {
+	out := make(Rounds, rounds)
 	for r := range rounds {
+		out[r] = make([]Latencies, len(fns))
 		for k := range fns {
 			i := (k + r) % len(fns)
 			for range block {
@@ -37,7 +80,7 @@ func Alternate(rounds, block int, fns ...func() error) ([]Latencies, error) {
 				if err := fns[i](); err != nil {
 					return nil, err
 				}
-				out[i] = append(out[i], time.Since(t0))
+				out[r][i] = append(out[r][i], time.Since(t0))
 			}
 		}
 	}
