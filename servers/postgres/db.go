@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,6 +81,7 @@ type DB struct {
 	types   map[uint32]typeInfo // non-builtin types seen so far (enums, domains' arrays, extension types)
 
 	gate    *roleGate // the role check new connections pass (Start), or nil (Open)
+	dog     watchdog  // ends calls past their deadline (callContext)
 	secrets []string  // passwords to keep out of error text
 }
 
@@ -214,8 +216,103 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // callContext bounds a call: the statement timeout plus a grace period for the
 // server to report it, so the server's own timeout normally fires first and the
 // context deadline only catches a server or network that stopped answering.
+//
+// The deadline is kept by the DB's watchdog, not by a timer per call: arming a timer
+// that falls due before every other one wakes the runtime's network poller, a thread
+// wake-up on every call (a measurable part of a one-row query's round trip on a busy
+// machine), for a deadline that is almost never reached. The watchdog looks at the
+// calls in flight every callWatchTick, so a call ends at most that much after its
+// deadline; its context then reports context.DeadlineExceeded, as a timer's would.
 func (db *DB) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, db.opts.StatementTimeout+2*time.Second)
+	inner, cancel := context.WithCancel(ctx)
+	c := &callCtx{Context: inner, deadline: time.Now().Add(db.opts.StatementTimeout + 2*time.Second), cancel: cancel}
+	db.dog.add(c)
+	return c, func() {
+		db.dog.remove(c)
+		cancel()
+	}
+}
+
+// callWatchTick is how often the watchdog looks for calls past their deadline.
+const callWatchTick = 250 * time.Millisecond
+
+// callCtx is a call's context: cancelled with its parent, or by the watchdog at its
+// deadline (then Err is context.DeadlineExceeded).
+type callCtx struct {
+	context.Context
+	deadline time.Time
+	cancel   context.CancelFunc
+	expired  atomic.Bool
+}
+
+func (c *callCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *callCtx) Err() error {
+	if c.expired.Load() {
+		return context.DeadlineExceeded
+	}
+	return c.Context.Err()
+}
+
+// watchdog ends calls that outlive their deadline (see callContext). Its goroutine
+// runs while calls are in flight and for a few ticks after the last one.
+type watchdog struct {
+	mu      sync.Mutex
+	calls   map[*callCtx]struct{}
+	running bool
+}
+
+func (w *watchdog) add(c *callCtx) {
+	w.mu.Lock()
+	if w.calls == nil {
+		w.calls = make(map[*callCtx]struct{})
+	}
+	w.calls[c] = struct{}{}
+	start := !w.running
+	w.running = true
+	w.mu.Unlock()
+	if start {
+		go w.loop()
+	}
+}
+
+func (w *watchdog) remove(c *callCtx) {
+	w.mu.Lock()
+	delete(w.calls, c)
+	w.mu.Unlock()
+}
+
+func (w *watchdog) loop() {
+	idle := 0
+	for {
+		time.Sleep(callWatchTick)
+		now := time.Now()
+		w.mu.Lock()
+		var due []*callCtx
+		for c := range w.calls {
+			if now.After(c.deadline) {
+				due = append(due, c)
+				delete(w.calls, c)
+			}
+		}
+		if len(w.calls) == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+		stop := idle >= 8 // two seconds without calls: stop until the next one
+		if stop {
+			w.running = false
+		}
+		w.mu.Unlock()
+		for _, c := range due {
+			c.expired.Store(true)
+			c.cancel()
+		}
+		if stop {
+			return
+		}
+	}
 }
 
 // timeoutSetting is the statement_timeout value set per transaction, in milliseconds.

@@ -116,14 +116,16 @@ func ratio(a, b time.Duration) float64 {
 // us formats d in microseconds with one decimal.
 func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d)/1e3) }
 
-// Throughput counts calls completed by concurrent callers over timed windows.
+// Throughput counts calls completed by concurrent callers over timed windows, and
+// keeps each call's latency.
 type Throughput struct {
 	Calls   int64
 	Elapsed time.Duration
 	Err     error
+	Lat     Latencies
 }
 
-// Run calls fn from callers goroutines for d and adds the calls and time.
+// Run calls fn from callers goroutines for d and adds the calls, time and latencies.
 func (t *Throughput) Run(d time.Duration, callers int, fn func() error) {
 	var n atomic.Int64
 	var stop atomic.Bool
@@ -134,13 +136,21 @@ func (t *Throughput) Run(d time.Duration, callers int, fn func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var lat Latencies
+			defer func() {
+				mu.Lock()
+				t.Lat = append(t.Lat, lat...)
+				mu.Unlock()
+			}()
 			for !stop.Load() {
+				c0 := time.Now()
 				if err := fn(); err != nil {
 					mu.Lock()
 					t.Err = errors.Join(t.Err, err)
 					mu.Unlock()
 					return
 				}
+				lat = append(lat, time.Since(c0))
 				n.Add(1)
 			}
 		}()
