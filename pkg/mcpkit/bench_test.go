@@ -264,7 +264,7 @@ func BenchmarkToolCall(b *testing.B) {
 	})
 
 	if r := table.Ratios("mcpkit", "echo"); r != "" {
-		fmt.Printf("\ntools/call round trip of a typed tool against a bare echo of a same-sized line over the same pipes:\n%s\n", r)
+		benchcmp.Summary(fmt.Sprintf("\ntools/call round trip of a typed tool against a bare echo of a same-sized line over the same pipes (mean per call, best of -count); %s:\n%s\n", benchcmp.LoadAvg(), r))
 	}
 }
 
@@ -275,11 +275,13 @@ func newBenchHTTP(base string) *benchcmp.HTTPConn {
 
 // BenchmarkStdioLatency times one tools/call of the add tool and one bare echo of a
 // same-sized line, each over the real pipes of its own subprocess, in alternating
-// blocks, and prints p50 and p99 of both and their ratios: on a quiet machine, and
-// with a CPU-bound competitor on every core, started here and stopped after (the
-// issue's target: p50 ≤ 2× the echo in both). It also compares parallel throughput
-// (8 callers per CPU) of the two under contention. b.N is the number of calls per
-// side; the machine's load average is printed next to every ratio.
+// blocks of 50, and prints p50 and p99 of both and their ratios (the median over rounds
+// of the ratio within a round, which the machine's load moves least): on a quiet
+// machine, and with a CPU-bound competitor on every core, started here and stopped
+// after (the target: p50 ≤ 2× the echo in both). It also compares parallel
+// throughput (8 callers per CPU) of the two. The machine's load average is printed next
+// to every ratio; BENCH_SCHED=1 adds the scheduler's accounting per call (CPU, run-queue
+// wait, thread wake-ups) of server and echo.
 func BenchmarkStdioLatency(b *testing.B) {
 	var rows []benchcmp.RatioRow
 	var tput []string
@@ -311,39 +313,41 @@ func BenchmarkStdioLatency(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer stop()
+				load += " +" + fmt.Sprint(runtime.NumCPU()) + " spinning"
 			}
-			const block = 50
 			s0, _ := benchcmp.ReadSched(srvP.Pid())
 			e0, _ := benchcmp.ReadSched(echoP.Pid())
-			b.ResetTimer()
-			lat, err := benchcmp.Alternate(max(1, b.N/block), block, callSrv, callEcho)
-			if err != nil {
-				b.Fatal(err)
+			alt := benchcmp.NewAlternator(50, callSrv, callEcho)
+			for b.Loop() {
+				if err := alt.Step(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			b.StopTimer()
 			s1, _ := benchcmp.ReadSched(srvP.Pid())
 			e1, _ := benchcmp.ReadSched(echoP.Pid())
+			rs := alt.Rounds()
+			if len(rs) == 0 {
+				b.Fatal("too few calls for one round: raise -benchtime")
+			}
+			lat := []benchcmp.Latencies{rs.All(0), rs.All(1)}
 			if os.Getenv("BENCH_SCHED") != "" {
 				fmt.Printf("%s: server %s\n%s: echo   %s\n", name, s1.Sub(s0).PerCall(len(lat[0])), name, e1.Sub(e0).PerCall(len(lat[1])))
 			}
 			b.ReportMetric(float64(lat[0].Pct(0.5).Nanoseconds())/1e3, "p50-µs")
 			b.ReportMetric(float64(lat[0].Pct(0.99).Nanoseconds())/1e3, "p99-µs")
 			b.ReportMetric(float64(lat[1].Pct(0.5).Nanoseconds())/1e3, "echo-p50-µs")
-			b.ReportMetric(float64(lat[0].Pct(0.5))/float64(lat[1].Pct(0.5)), "p50/echo")
-			if b.N < 1000 {
-				return // the framework's probe runs: too few calls to print
-			}
-			rows = append(rows, benchcmp.RatioRow{Case: "stdio " + name, Num: lat[0], Den: lat[1], Load: load})
+			b.ReportMetric(rs.Ratio(0, 1, 0.5), "p50/echo")
+			rows = append(rows, benchcmp.RatioRow{Case: "stdio " + name, Num: lat[0], Den: lat[1], Rounds: rs, Load: load})
 
 			// Parallel throughput, same processes, alternating 300 ms windows.
 			var srvT, echoT benchcmp.Throughput
 			for r := range 4 {
-				first, second := func() {
+				first := func() {
 					srvT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := srv.Call(benchCall.Line); return err })
-				},
-					func() {
-						echoT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := echo.Call(echoLine); return err })
-					}
+				}
+				second := func() {
+					echoT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := echo.Call(echoLine); return err })
+				}
 				if r%2 == 1 {
 					first, second = second, first
 				}
@@ -357,9 +361,10 @@ func BenchmarkStdioLatency(b *testing.B) {
 		})
 	}
 	if len(rows) > 0 {
-		fmt.Printf("\nstdio tools/call against a bare echo over the same pipes, alternating blocks (target: p50 ratio ≤ 2 quiet and contended):\n%s", benchcmp.RatioTable("mcpkit", "echo", rows))
-	}
-	if len(tput) > 0 {
-		fmt.Printf("%-34s %10s %10s %9s  %s\n%s\n\n", "parallel throughput", "mcpkit/s", "echo/s", "ratio", "load", strings.Join(tput, "\n"))
+		text := fmt.Sprintf("\nstdio tools/call against a bare echo over the same pipes, alternating blocks of 50 (target: p50 ratio ≤ 2, quiet and contended; ratios are medians over rounds):\n%s", benchcmp.RatioTable("mcpkit", "echo", rows))
+		if len(tput) > 0 {
+			text += fmt.Sprintf("%-34s %10s %10s %9s  %s\n%s\n", "parallel throughput (8/CPU)", "mcpkit/s", "echo/s", "ratio", "load", strings.Join(tput, "\n"))
+		}
+		benchcmp.Summary(text + "\n")
 	}
 }

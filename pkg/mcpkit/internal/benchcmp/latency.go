@@ -3,6 +3,7 @@ package benchcmp
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +92,10 @@ func AlternateRounds(rounds, block int, fns ...func() error) (Rounds, error) {
 type RatioRow struct {
 	Case     string
 	Num, Den Latencies
-	Load     string // LoadAvg when measured
+	// Rounds, when set, are the same calls by round (num at index 0, den at 1): the
+	// ratios are then the median of the per-round ratios (see Rounds.Ratio).
+	Rounds Rounds
+	Load   string // LoadAvg when measured
 }
 
 // RatioTable renders rows as "case  num p50  den p50  p50 ratio  num p99  den p99  p99
@@ -101,9 +105,63 @@ func RatioTable(num, den string, rows []RatioRow) string {
 	fmt.Fprintf(&sb, "%-34s %10s %10s %9s %10s %10s %9s  %s\n", "case", num+" p50", den+" p50", "p50 ratio", num+" p99", den+" p99", "p99 ratio", "load")
 	for _, r := range rows {
 		n50, d50, n99, d99 := r.Num.Pct(0.5), r.Den.Pct(0.5), r.Num.Pct(0.99), r.Den.Pct(0.99)
-		fmt.Fprintf(&sb, "%-34s %10s %10s %9.2f %10s %10s %9.2f  %s\n", r.Case, us(n50), us(d50), ratio(n50, d50), us(n99), us(d99), ratio(n99, d99), r.Load)
+		r50, r99 := ratio(n50, d50), ratio(n99, d99)
+		if r.Rounds != nil {
+			r50, r99 = r.Rounds.Ratio(0, 1, 0.5), r.Rounds.Ratio(0, 1, 0.99)
+		}
+		fmt.Fprintf(&sb, "%-34s %10s %10s %9.2f %10s %10s %9.2f  %s\n", r.Case, us(n50), us(d50), r50, us(n99), us(d99), r99, r.Load)
 	}
 	return sb.String()
+}
+
+// Alternator runs calls of several functions in alternating blocks, one call per
+// Step, so that a benchmark's b.Loop can drive it: block calls of one, then block of
+// the next, the order rotating every round (see AlternateRounds).
+type Alternator struct {
+	block  int
+	fns    []func() error
+	rounds Rounds
+	i      int
+}
+
+// NewAlternator alternates fns in blocks of block calls.
+func NewAlternator(block int, fns ...func() error) *Alternator {
+	return &Alternator{block: block, fns: fns}
+}
+
+// Step makes the next call and records its latency.
+func (a *Alternator) Step() error {
+	n := len(a.fns)
+	blk := a.i / a.block
+	r, k := blk/n, blk%n
+	fn := (k + r) % n
+	if len(a.rounds) <= r {
+		a.rounds = append(a.rounds, make([]Latencies, n))
+	}
+	t0 := time.Now()
+	err := a.fns[fn]()
+	a.rounds[r][fn] = append(a.rounds[r][fn], time.Since(t0))
+	a.i++
+	return err
+}
+
+// Rounds are the latencies so far, complete rounds only.
+func (a *Alternator) Rounds() Rounds {
+	full := a.i / (a.block * len(a.fns))
+	return a.rounds[:min(full, len(a.rounds))]
+}
+
+// Summary prints a benchmark's result table and, when the environment names a file
+// in BENCH_SUMMARY (make bench does), appends it there too, so that every ratio can be
+// printed again, together, at the end of a long run.
+func Summary(text string) {
+	fmt.Print(text)
+	if f := os.Getenv("BENCH_SUMMARY"); f != "" {
+		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			_, _ = w.WriteString(text)
+			w.Close()
+		}
+	}
 }
 
 func ratio(a, b time.Duration) float64 {
