@@ -279,9 +279,10 @@ func report(servers []*server, runs int, load0 string) {
 		all = append(all, echo.took[p.name]...)
 	}
 	floor := median(all)
-	fmt.Printf("\ncold start: process start → first answer over stdio, median of %d fresh processes each (alternating with a bare Go echo); %s at start, %s at end\n", runs, load0, loadAvg())
-	fmt.Printf("%-16s %10s %10s %10s %12s %12s %9s\n", "server", "discover", "initialize", "tools/list", "worst/echo", "tool result", "rss MiB")
-	fmt.Printf("%-16s %10s %10s %10s %12s %12s %9.1f\n", "echo", ms(floor), ms(floor), ms(floor), "1.00", "-", float64(medianI(echo.rss))/1024)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\ncold start: process start → first answer over stdio, median of %d fresh processes each, alternating with a bare Go echo (target: discover, initialize and tools/list ≤ 2× the echo); %s at start, %s at end\n", runs, load0, loadAvg())
+	fmt.Fprintf(&sb, "%-16s %10s %10s %10s %12s %12s %9s\n", "server", "discover", "initialize", "tools/list", "worst/echo", "tool result", "rss MiB")
+	fmt.Fprintf(&sb, "%-16s %10s %10s %10s %12s %12s %9.1f\n", "echo", ms(floor), ms(floor), ms(floor), "1.00", "-", float64(medianI(echo.rss))/1024)
 	for _, s := range servers[1:] {
 		worst := 0.0
 		var cells []string
@@ -290,9 +291,16 @@ func report(servers []*server, runs int, load0 string) {
 			worst = max(worst, float64(m)/float64(floor))
 			cells = append(cells, ms(m))
 		}
-		fmt.Printf("%-16s %10s %10s %10s %12.2f %12s %9.1f\n", s.name, cells[0], cells[1], cells[2], worst, ms(median(s.took["tool"])), float64(medianI(s.rss))/1024)
+		fmt.Fprintf(&sb, "%-16s %10s %10s %10s %12.2f %12s %9.1f\n", s.name, cells[0], cells[1], cells[2], worst, ms(median(s.took["tool"])), float64(medianI(s.rss))/1024)
 	}
-	fmt.Println()
+	sb.WriteString("\n")
+	fmt.Print(sb.String())
+	if f := os.Getenv("BENCH_SUMMARY"); f != "" {
+		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			w.WriteString(sb.String())
+			w.Close()
+		}
+	}
 }
 
 func median(d []time.Duration) time.Duration {

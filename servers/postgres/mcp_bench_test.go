@@ -155,18 +155,16 @@ func BenchmarkQueryToolVsPgx(b *testing.B) {
 	floor := p50(lEmpty) + p50(lSafe) + 15*time.Microsecond
 	b.ReportMetric(float64(p50(lTool).Nanoseconds())/1e3, "tool-p50-µs")
 	b.ReportMetric(float64(floor.Nanoseconds())/1e3, "target-p50-µs")
-	if b.N >= 500 {
-		fmt.Printf("\npostgres query tool, one row, p50 (p99) over %d alternating calls; target: tool ≤ no-op tool + safe read through pgx + 15µs; %s\n", b.N, load)
-		fmt.Printf("  tool %s (%s)   no-op tool %s (%s)   pgx safe read %s (%s)   pgx bare %s (%s)   echo %s (%s)\n",
-			us(p50(lTool)), us(pct(lTool, 0.99)), us(p50(lEmpty)), us(pct(lEmpty, 0.99)), us(p50(lSafe)), us(pct(lSafe, 0.99)),
-			us(p50(lDirect)), us(pct(lDirect, 0.99)), us(p50(lBare)), us(pct(lBare, 0.99)))
-		verdict := "met"
-		if p50(lTool) > floor {
-			verdict = "NOT met"
-		}
-		fmt.Printf("  tool p50 %s vs target %s (no-op + safe + 15µs): %s, margin %s; tool/pgx p50 %.2f\n\n",
-			us(p50(lTool)), us(floor), verdict, us(floor-p50(lTool)), float64(p50(lTool))/float64(p50(lDirect)))
+	verdict := "met"
+	if p50(lTool) > floor {
+		verdict = "NOT met"
 	}
+	benchSummary(fmt.Sprintf("\npostgres query tool, one row, p50 (p99) over %d alternating calls; target: tool ≤ no-op tool + safe read through pgx + 15µs; %s\n", b.N, load) +
+		fmt.Sprintf("  tool %s (%s)   no-op tool %s (%s)   pgx safe read %s (%s)   pgx bare %s (%s)   echo %s (%s)\n",
+			us(p50(lTool)), us(pct(lTool, 0.99)), us(p50(lEmpty)), us(pct(lEmpty, 0.99)), us(p50(lSafe)), us(pct(lSafe, 0.99)),
+			us(p50(lDirect)), us(pct(lDirect, 0.99)), us(p50(lBare)), us(pct(lBare, 0.99))) +
+		fmt.Sprintf("  tool p50 %s vs target %s (no-op + safe + 15µs): %s, margin %s; tool/pgx p50 %.2f\n\n",
+			us(p50(lTool)), us(floor), verdict, us(floor-p50(lTool)), float64(p50(lTool))/float64(p50(lDirect))))
 	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
 	b.ReportMetric(perOp(tool), "tool-ns/op")
 	b.ReportMetric(perOp(direct), "pgx-ns/op")

@@ -250,43 +250,57 @@ func BenchmarkQueryVsTypeScript(b *testing.B) {
 	const block = 25
 	lat := make([][]time.Duration, len(contenders))
 	var roundRatio50 []float64
-	b.ResetTimer()
-	for r := range max(1, b.N/block) {
-		var blockP50 [2]time.Duration
-		for k := range contenders {
-			i := (k + r) % len(contenders)
-			var bl []time.Duration
-			for range block {
-				t0 := time.Now()
-				line, err := procs[i].call("tools/call", contenders[i].call)
-				bl = append(bl, time.Since(t0))
-				if err != nil || !bytes.Contains(line, []byte(contenders[i].want)) {
-					b.Fatalf("%s: %v %.300s", contenders[i].name, err, line)
-				}
-			}
-			lat[i] = append(lat[i], bl...)
-			blockP50[i] = pct(bl, 0.5)
+	var cur [2][]time.Duration // this round's blocks
+	i := 0
+	for b.Loop() {
+		blk := i / block
+		r, k := blk/2, blk%2
+		side := (k + r) % 2
+		t0 := time.Now()
+		line, err := procs[side].call("tools/call", contenders[side].call)
+		d := time.Since(t0)
+		if err != nil || !bytes.Contains(line, []byte(contenders[side].want)) {
+			b.Fatalf("%s: %v %.300s", contenders[side].name, err, line)
 		}
-		roundRatio50 = append(roundRatio50, float64(blockP50[1])/float64(blockP50[0]))
+		lat[side] = append(lat[side], d)
+		cur[side] = append(cur[side], d)
+		i++
+		if i%(2*block) == 0 { // a round is complete
+			roundRatio50 = append(roundRatio50, float64(pct(cur[1], 0.5))/float64(pct(cur[0], 0.5)))
+			cur = [2][]time.Duration{}
+		}
 	}
-	b.StopTimer()
+	if len(roundRatio50) == 0 {
+		b.Fatal("too few calls for one round: raise -benchtime")
+	}
 	slices.Sort(roundRatio50)
 	b.ReportMetric(float64(pct(lat[0], 0.5).Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(pct(lat[1], 0.5).Nanoseconds())/1e3, "ts-p50-µs")
-	if b.N < 500 {
-		return // the framework's probe run
-	}
-	fmt.Printf("\npostgres one-row query over stdio, mcpkit vs @modelcontextprotocol/server-postgres 0.6.2 (both subprocesses, same role, alternating blocks of %d; target: ts/mcpkit p50 ≥ 2, p99 ≥ 5); %s\n", block, load)
-	fmt.Printf("%-10s %10s %10s %12s %12s %10s\n", "server", "p50", "p99", "cold→init", "cold→result", "peak RSS")
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\npostgres one-row query over stdio, mcpkit vs @modelcontextprotocol/server-postgres 0.6.2 (both subprocesses, same pg_read_all_data role, alternating blocks of %d, %d calls each; target: ts/mcpkit p50 ≥ 2, p99 ≥ 5); %s\n", block, len(lat[0]), load)
+	fmt.Fprintf(&sb, "%-10s %10s %10s %12s %12s %10s\n", "server", "p50", "p99", "cold→init", "cold→result", "peak RSS")
 	for i, c := range contenders {
-		fmt.Printf("%-10s %10s %10s %12s %12s %8.1fMiB\n", c.name, us(pct(lat[i], 0.5)), us(pct(lat[i], 0.99)),
+		fmt.Fprintf(&sb, "%-10s %10s %10s %12s %12s %8.1fMiB\n", c.name, us(pct(lat[i], 0.5)), us(pct(lat[i], 0.99)),
 			fmt.Sprintf("%.1fms", float64(pct(firstAnswer[i], 0.5))/1e6), fmt.Sprintf("%.1fms", float64(pct(firstResult[i], 0.5))/1e6), procs[i].peakRSS())
 	}
 	ratio := func(f func(i int) float64) float64 { return f(1) / f(0) }
-	fmt.Printf("%-10s %10.2f %10.2f %12.2f %12.2f %10.2f   (p50 per-round median ratio %.2f)\n\n", "ts/mcpkit",
+	fmt.Fprintf(&sb, "%-10s %10.2f %10.2f %12.2f %12.2f %10.2f   (p50: median of per-round ratios %.2f)\n\n", "ts/mcpkit",
 		ratio(func(i int) float64 { return float64(pct(lat[i], 0.5)) }), ratio(func(i int) float64 { return float64(pct(lat[i], 0.99)) }),
 		ratio(func(i int) float64 { return float64(pct(firstAnswer[i], 0.5)) }), ratio(func(i int) float64 { return float64(pct(firstResult[i], 0.5)) }),
 		ratio(func(i int) float64 { return procs[i].peakRSS() }), roundRatio50[len(roundRatio50)/2])
+	benchSummary(sb.String())
+}
+
+// benchSummary prints a result table and appends it to the file BENCH_SUMMARY names,
+// if any (make bench prints them all again at the end).
+func benchSummary(text string) {
+	fmt.Print(text)
+	if f := os.Getenv("BENCH_SUMMARY"); f != "" {
+		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			_, _ = w.WriteString(text)
+			w.Close()
+		}
+	}
 }
 
 // BenchmarkCappedVsCopy: a 1,000-row capped result through the query tool (stdio, the
@@ -329,10 +343,8 @@ func BenchmarkCappedVsCopy(b *testing.B) {
 	b.ReportMetric(rows/tool.Seconds(), "tool-rows/s")
 	b.ReportMetric(rows/cp.Seconds(), "copy-rows/s")
 	b.ReportMetric(float64(cp)/float64(tool), "tool/copy-rows/s")
-	if b.N >= 100 {
-		fmt.Printf("\n1,000-row capped result: query tool over stdio %.0f rows/s (%d-byte answer, JSON twice: text and structuredContent) vs COPY … TO STDOUT through pgx %.0f rows/s (%d bytes of text rows): %.2f of COPY's rate; %s\n\n",
-			rows/tool.Seconds(), toolBytes, rows/cp.Seconds(), copyBytes, float64(cp)/float64(tool), loadAvg())
-	}
+	benchSummary(fmt.Sprintf("\n1,000-row capped result (%d calls each, alternating): query tool over stdio %.0f rows/s (%d-byte answer: JSON twice, text and structuredContent) vs COPY … TO STDOUT through pgx %.0f rows/s (%d bytes of text rows): %.2f of COPY's rate; %s\n\n",
+		b.N, rows/tool.Seconds(), toolBytes, rows/cp.Seconds(), copyBytes, float64(cp)/float64(tool), loadAvg()))
 }
 
 type countingWriter struct{ n int }
