@@ -80,9 +80,10 @@ type DB struct {
 	typesMu sync.Mutex
 	types   map[uint32]typeInfo // non-builtin types seen so far (enums, domains' arrays, extension types)
 
-	gate    *roleGate // the role check new connections pass (Start), or nil (Open)
-	dog     watchdog  // ends calls past their deadline (callContext)
-	secrets []string  // passwords to keep out of error text
+	gate      *roleGate // the role check new connections pass (Start), or nil (Open)
+	dog       watchdog  // ends calls past their deadline (callContext)
+	plannable textSet   // statement texts the gate has passed (readonly.go, step 4)
+	secrets   []string  // passwords to keep out of error text
 }
 
 // Target identifies the database connected to, without the password: for logs and
