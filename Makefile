@@ -101,8 +101,14 @@ tokens:
 	@set -o pipefail; cd tools/tokens && go test -count=1 -run '^TestTokens$$' -v . | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '
 
 ## bench: Go benchmarks of every module, plus side-by-side runs against other servers
+## (the Go SDK's fixture, installed on first use; the npm ones after `make npm`) and
+## every server's cold start (bench/coldstart); the ratio tables, each with the load
+## average it was measured at, are printed again together at the end
 bench:
-	@for d in $(MODULES); do (cd $$d && go test -run '^$$' -bench . -benchmem ./...) || exit 1; done
+	@summary=$$(mktemp /tmp/mcpkit-bench-summary.XXXXXX); trap 'rm -f $$summary' EXIT; \
+	for d in $(MODULES); do (cd $$d && BENCH_SUMMARY=$$summary go test -run '^$$' -bench . -benchmem ./...) || exit 1; done; \
+	BENCH_SUMMARY=$$summary go run ./bench/coldstart -runs 7 || exit 1; \
+	echo; echo "==== ratios, each with the machine's load average (1 min) when it was measured ===="; cat $$summary
 
 ## lint: gofmt and go vet on every module
 lint:

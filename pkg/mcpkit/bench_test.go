@@ -11,12 +11,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
@@ -133,6 +137,25 @@ func subprocess(mode string) lineConnector {
 	}
 }
 
+// startChild starts this test binary as a benchmark peer (see benchChildEnv) and
+// stops it when b ends.
+func startChild(b *testing.B, mode string) *benchcmp.Process {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := benchcmp.StartStdio([]string{exe}, []string{benchChildEnv + "=" + mode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			b.Errorf("%s subprocess: %v\nstderr: %s", mode, err, p.Stderr())
+		}
+	})
+	return p
+}
+
 // BenchmarkToolCall times tools/call round trips of the add tool at 2026-07-28
 // and prints stdio overhead against a bare echo of a same-sized line.
 func BenchmarkToolCall(b *testing.B) {
@@ -241,11 +264,107 @@ func BenchmarkToolCall(b *testing.B) {
 	})
 
 	if r := table.Ratios("mcpkit", "echo"); r != "" {
-		fmt.Printf("\ntools/call round trip of a typed tool against a bare echo of a same-sized line over the same pipes:\n%s\n", r)
+		benchcmp.Summary(fmt.Sprintf("\ntools/call round trip of a typed tool against a bare echo of a same-sized line over the same pipes (mean per call, best of -count); %s:\n%s\n", benchcmp.LoadAvg(), r))
 	}
 }
 
 // newBenchHTTP is a keep-alive client posting benchCall to an httptest server.
 func newBenchHTTP(base string) *benchcmp.HTTPConn {
 	return benchcmp.NewHTTPConn(base+"/mcp", benchCall)
+}
+
+// BenchmarkStdioLatency times one tools/call of the add tool and one bare echo of a
+// same-sized line, each over the real pipes of its own subprocess, in alternating
+// blocks of 50, and prints p50 and p99 of both and their ratios (the median over rounds
+// of the ratio within a round, which the machine's load moves least): on a quiet
+// machine, and with a CPU-bound competitor on every core, started here and stopped
+// after (the target: p50 ≤ 2× the echo in both). It also compares parallel
+// throughput (8 callers per CPU) of the two. The machine's load average is printed next
+// to every ratio; BENCH_SCHED=1 adds the scheduler's accounting per call (CPU, run-queue
+// wait, thread wake-ups) of server and echo.
+func BenchmarkStdioLatency(b *testing.B) {
+	var rows []benchcmp.RatioRow
+	var tput []string
+	echoLine := benchcmp.EchoLine(len(benchCall.Line(1)))
+	for _, contended := range []bool{false, true} {
+		name := "quiet"
+		if contended {
+			name = "contended"
+		}
+		b.Run(name, func(b *testing.B) {
+			srvP, echoP := startChild(b, "server"), startChild(b, "echo")
+			srv, echo := srvP.Conn, echoP.Conn
+			line, eline := benchCall.Line(1), echoLine(1)
+			callSrv := func() error {
+				resp, err := srv.RoundTrip(line)
+				if err == nil && !bytes.Contains(resp, wantSum) {
+					err = fmt.Errorf("unexpected answer: %s", resp)
+				}
+				return err
+			}
+			callEcho := func() error { _, err := echo.RoundTrip(eline); return err }
+			if _, err := benchcmp.Alternate(1, 200, callSrv, callEcho); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			load := benchcmp.LoadAvg()
+			if contended {
+				stop, err := benchcmp.Contend(runtime.NumCPU())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer stop()
+				load += " +" + fmt.Sprint(runtime.NumCPU()) + " spinning"
+			}
+			s0, _ := benchcmp.ReadSched(srvP.Pid())
+			e0, _ := benchcmp.ReadSched(echoP.Pid())
+			alt := benchcmp.NewAlternator(50, callSrv, callEcho)
+			for b.Loop() {
+				if err := alt.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s1, _ := benchcmp.ReadSched(srvP.Pid())
+			e1, _ := benchcmp.ReadSched(echoP.Pid())
+			rs := alt.Rounds()
+			if len(rs) == 0 {
+				b.Fatal("too few calls for one round: raise -benchtime")
+			}
+			lat := []benchcmp.Latencies{rs.All(0), rs.All(1)}
+			if os.Getenv("BENCH_SCHED") != "" {
+				fmt.Printf("%s: server %s\n%s: echo   %s\n", name, s1.Sub(s0).PerCall(len(lat[0])), name, e1.Sub(e0).PerCall(len(lat[1])))
+			}
+			b.ReportMetric(float64(lat[0].Pct(0.5).Nanoseconds())/1e3, "p50-µs")
+			b.ReportMetric(float64(lat[0].Pct(0.99).Nanoseconds())/1e3, "p99-µs")
+			b.ReportMetric(float64(lat[1].Pct(0.5).Nanoseconds())/1e3, "echo-p50-µs")
+			b.ReportMetric(rs.Ratio(0, 1, 0.5), "p50/echo")
+			rows = append(rows, benchcmp.RatioRow{Case: "stdio " + name, Num: lat[0], Den: lat[1], Rounds: rs, Load: load})
+
+			// Parallel throughput, same processes, alternating 300 ms windows.
+			var srvT, echoT benchcmp.Throughput
+			for r := range 4 {
+				first := func() {
+					srvT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := srv.Call(benchCall.Line); return err })
+				}
+				second := func() {
+					echoT.Run(300*time.Millisecond, 8*runtime.NumCPU(), func() error { _, err := echo.Call(echoLine); return err })
+				}
+				if r%2 == 1 {
+					first, second = second, first
+				}
+				first()
+				second()
+			}
+			if err := errors.Join(srvT.Err, echoT.Err); err != nil {
+				b.Fatal(err)
+			}
+			tput = append(tput, fmt.Sprintf("%-34s %10.0f %10.0f %9.2f  %s", "stdio-parallel "+name, srvT.PerSecond(), echoT.PerSecond(), srvT.PerSecond()/echoT.PerSecond(), load))
+		})
+	}
+	if len(rows) > 0 {
+		text := fmt.Sprintf("\nstdio tools/call against a bare echo over the same pipes, alternating blocks of 50 (target: p50 ratio ≤ 2, quiet and contended; ratios are medians over rounds):\n%s", benchcmp.RatioTable("mcpkit", "echo", rows))
+		if len(tput) > 0 {
+			text += fmt.Sprintf("%-34s %10s %10s %9s  %s\n%s\n", "parallel throughput (8/CPU)", "mcpkit/s", "echo/s", "ratio", "load", strings.Join(tput, "\n"))
+		}
+		benchcmp.Summary(text + "\n")
+	}
 }

@@ -93,6 +93,9 @@ type message struct {
 	// validation and the handler all read them.
 	env    *paramsEnvelope
 	envErr error
+	// paramsValid says Params is known to be valid JSON (it came from a decoded
+	// message), so envelope may split it without checking it again.
+	paramsValid bool
 	// call caches the params of tools/call, resources/read and prompts/get.
 	call    *callParams
 	callErr error
@@ -115,7 +118,9 @@ type paramsEnvelope struct {
 func (m *message) envelope() (*paramsEnvelope, error) {
 	if m.env == nil && m.envErr == nil {
 		var e paramsEnvelope
-		if len(m.Params) > 0 {
+		if fe, ok := m.envelopeFast(); ok {
+			e = *fe
+		} else if len(m.Params) > 0 {
 			if err := json.Unmarshal(m.Params, &e); err != nil {
 				m.envErr = err
 				return nil, err
@@ -241,7 +246,11 @@ func decodeMessage(data []byte) (*message, *Error) {
 		return nil, Errorf(CodeInvalidRequest, "invalid request: expected a JSON-RPC 2.0 object")
 	}
 	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
+	fast := decodeMessageFast(data, &m) // see jsonfast.go
+	if !fast {
+		m = message{}
+	}
+	if err := m.decodeSlow(fast, data); err != nil {
 		if strings.Contains(err.Error(), "exceeded max depth") {
 			return nil, Errorf(CodeParseError, "parse error: JSON nested deeper than 10000 levels")
 		}
@@ -255,6 +264,7 @@ func decodeMessage(data []byte) (*message, *Error) {
 		_ = json.Unmarshal(data, &loose)
 		return &message{ID: loose.ID}, Errorf(CodeInvalidRequest, "invalid request: %s", describeJSONError(err))
 	}
+	m.paramsValid = true
 	if m.JSONRPC != "2.0" {
 		return &m, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
@@ -271,6 +281,14 @@ func decodeMessage(data []byte) (*message, *Error) {
 		return &m, Errorf(CodeInvalidRequest, `invalid request: "params" must be an object`)
 	}
 	return &m, nil
+}
+
+// decodeSlow decodes data into m with encoding/json unless the fast path already did.
+func (m *message) decodeSlow(fast bool, data []byte) error {
+	if fast {
+		return nil
+	}
+	return json.Unmarshal(data, m)
 }
 
 // describeJSONError turns encoding/json's messages into one that names the field.

@@ -2,7 +2,10 @@ package mcpkit
 
 import (
 	"encoding/json"
+	"hash/maphash"
+	"maps"
 	"slices"
+	"sync/atomic"
 )
 
 // Protocol revisions this library speaks. The first is stateless (per-request _meta);
@@ -172,9 +175,22 @@ func parseMeta(msg *message) (RequestMeta, *Error) {
 	if p.Meta[0] != '{' {
 		return m, InvalidParams(`"_meta" must be an object`)
 	}
-	m.Raw = p.Meta
+	if cached, ok := lookupMeta(p.Meta); ok {
+		return cached, nil
+	}
+	m, perr := parseMetaObject(p.Meta)
+	if perr == nil {
+		rememberMeta(p.Meta, m)
+	}
+	return m, perr
+}
+
+// parseMetaObject parses a _meta object (p.Meta, starting with '{').
+func parseMetaObject(raw json.RawMessage) (RequestMeta, *Error) {
+	var m RequestMeta
+	m.Raw = raw
 	var f metaFields
-	if err := json.Unmarshal(p.Meta, &f); err != nil {
+	if err := json.Unmarshal(raw, &f); err != nil {
 		return m, InvalidParams("invalid _meta: %s", describeJSONError(err))
 	}
 	if v := f.ProtocolVersion; v != nil {
@@ -220,3 +236,60 @@ func parseMeta(msg *message) (RequestMeta, *Error) {
 // hasModernMeta reports whether params name a protocol version in _meta: the mark of a
 // 2026-07-28-style request.
 func (m *RequestMeta) hasModernMeta() bool { return m.hasVersion }
+
+// metaCache remembers the last _meta objects parsed, by their exact bytes: a client
+// sends the same _meta (revision, capabilities, client info) with nearly every
+// request, and decoding it again was about a sixth of a small tools/call's CPU. The
+// parse depends on nothing but the bytes, so a hit is the same result, validation
+// included. Entries are immutable; a hit hands out copies of the parts a handler could
+// change. Shared by every server of the process: a few slots, chosen by hash.
+var (
+	metaCache     [16]atomic.Pointer[metaEntry]
+	metaCacheSeed = maphash.MakeSeed()
+)
+
+// metaCacheMax bounds the _meta objects remembered, in bytes: larger ones (carrying
+// per-request data) are parsed every time.
+const metaCacheMax = 1024
+
+type metaEntry struct {
+	raw  string
+	meta RequestMeta // Raw unset: it is each request's own
+}
+
+func metaSlot(raw []byte) *atomic.Pointer[metaEntry] {
+	return &metaCache[maphash.Bytes(metaCacheSeed, raw)%uint64(len(metaCache))]
+}
+
+func lookupMeta(raw json.RawMessage) (RequestMeta, bool) {
+	if len(raw) > metaCacheMax {
+		return RequestMeta{}, false
+	}
+	e := metaSlot(raw).Load()
+	if e == nil || e.raw != string(raw) {
+		return RequestMeta{}, false
+	}
+	m := e.meta
+	m.Raw = raw
+	if m.ClientInfo != nil {
+		info := *m.ClientInfo
+		m.ClientInfo = &info
+	}
+	m.ClientCapabilities.Experimental = maps.Clone(m.ClientCapabilities.Experimental)
+	m.ClientCapabilities.Extensions = maps.Clone(m.ClientCapabilities.Extensions)
+	return m, true
+}
+
+func rememberMeta(raw json.RawMessage, m RequestMeta) {
+	if len(raw) > metaCacheMax {
+		return
+	}
+	m.Raw = nil
+	if m.ClientInfo != nil {
+		info := *m.ClientInfo
+		m.ClientInfo = &info
+	}
+	m.ClientCapabilities.Experimental = maps.Clone(m.ClientCapabilities.Experimental)
+	m.ClientCapabilities.Extensions = maps.Clone(m.ClientCapabilities.Extensions)
+	metaSlot(raw).Store(&metaEntry{raw: string(raw), meta: m})
+}

@@ -255,6 +255,23 @@ func (o *oversized) add(b []byte) {
 // ticks every budget while requests arrive, backs off to idleTick between them (so a
 // request arriving after a pause needs no wake-up either), and parks after parkAfter
 // without any, when only the next request wakes it.
+//
+// The watch's clock is a timerfd read through the network poller (watchTimer, on
+// Linux), not the runtime's timers. With a timer, every tick had to be run by the
+// scheduler: a tick falling due while the reading goroutine sat in read(2) on stdin
+// (most of the time) made the runtime wake threads and move Ps about, so that the
+// reader, coming back from read(2) with the next request, often had to find a P
+// again. On an idle machine that costs little; with every core busy each of those
+// wake-ups waits for a CPU, and measured side by side (BenchmarkStdioLatency,
+// schedstat per process) the ticking added 0.5 to 1.5 thread wake-ups to each call and
+// moved the p50 from 2× the bare echo to up to 3–4×. The hand-offs themselves were
+// never the cost: a sequential client's calls are handed over a few times per
+// thousand, when a call outlives the budget because the machine took its CPU away. A
+// goroutine parked on a timerfd holds no P and touches no timer heap; the thread that
+// wakes for it is one already waiting in the poller, and it runs the watch on the P
+// the reader is not using. (Sleeping in nanosleep on a locked thread was tried too: it
+// held a P through every sleep, and a follower started by a hand-off then waited for
+// sysmon to free it.)
 type inlineWatch struct {
 	budget, idleTick, parkAfter time.Duration
 
@@ -313,6 +330,10 @@ const (
 )
 
 func (w *inlineWatch) loop(ctx context.Context) {
+	clock := newWatchTimer()
+	defer clock.close()
+	stop := context.AfterFunc(ctx, clock.close) // ends a sleep in progress
+	defer stop()
 	var seen uint64
 	tick := w.budget
 	lastBusy := time.Now()
@@ -326,8 +347,7 @@ func (w *inlineWatch) loop(ctx context.Context) {
 			w.parked.Store(false)
 			tick, lastBusy = w.budget, time.Now()
 		}
-		time.Sleep(tick)
-		if ctx.Err() != nil {
+		if !clock.sleep(tick) || ctx.Err() != nil {
 			return
 		}
 		if j := w.cur.Load(); j != nil && time.Since(w.base)-j.start >= w.budget && j.claimed.CompareAndSwap(false, true) {

@@ -22,8 +22,22 @@ type WriteAccess struct {
 
 // CanWrite inspects the connected role's attributes and privileges.
 func (db *DB) CanWrite(ctx context.Context) (*WriteAccess, error) {
-	out := &WriteAccess{}
+	var out *WriteAccess
 	err := db.catalogTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		out, err = scanWriteAccess(ctx, tx, db.target.Database)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanWriteAccess is CanWrite's query, in a transaction the caller opened.
+func scanWriteAccess(ctx context.Context, tx pgx.Tx, database string) (*WriteAccess, error) {
+	out := &WriteAccess{}
+	err := func() error {
 		var createRole, createDB, writeAll, createInDB bool
 		var tables, schemas, sequences, largeObjects []string
 		err := tx.QueryRow(ctx, `SELECT current_user::text, r.rolsuper, r.rolcreaterole, r.rolcreatedb,
@@ -55,7 +69,7 @@ func (db *DB) CanWrite(ctx context.Context) (*WriteAccess, error) {
 		add(createRole, "role has CREATEROLE")
 		add(createDB, "role has CREATEDB")
 		add(writeAll, "role is a member of pg_write_all_data")
-		add(createInDB, "CREATE on database "+db.target.Database)
+		add(createInDB, "CREATE on database "+database)
 		for _, t := range tables {
 			add(true, "INSERT/UPDATE/DELETE/TRUNCATE on "+t)
 		}
@@ -69,7 +83,7 @@ func (db *DB) CanWrite(ctx context.Context) (*WriteAccess, error) {
 			add(true, "owns large object "+lo)
 		}
 		return nil
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}

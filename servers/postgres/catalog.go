@@ -53,6 +53,10 @@ func (db *DB) catalogTx(ctx context.Context, fn func(context.Context, pgx.Tx) er
 // catalogError reports a failed catalog read. A lost connection resets the pool (see
 // lost.go), so that what the message says of the next call is true.
 func (db *DB) catalogError(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused // the role check refused the connection: say so, as it is
+	}
 	lost := lostConnection(err)
 	if lost {
 		db.forgetConnections()

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,6 +79,11 @@ type DB struct {
 
 	typesMu sync.Mutex
 	types   map[uint32]typeInfo // non-builtin types seen so far (enums, domains' arrays, extension types)
+
+	gate      *roleGate // the role check new connections pass (Start), or nil (Open)
+	dog       watchdog  // ends calls past their deadline (callContext)
+	plannable textSet   // statement texts the gate has passed (readonly.go, step 4)
+	secrets   []string  // passwords to keep out of error text
 }
 
 // Target identifies the database connected to, without the password: for logs and
@@ -96,8 +102,24 @@ func (t Target) String() string {
 // Open connects to the database at databaseURL (a postgres:// URL or a key=value
 // connection string) and pings it. A failure names host, database and user, never the
 // password. A URL asking for the simple query protocol is refused: that protocol runs
-// several statements from one string.
+// several statements from one string. (Start is the same without waiting for the
+// database, and with the role check.)
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
+	db, err := prepare(databaseURL, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.connect(ctx); err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// prepare checks the settings and sets up the pool without connecting: pgxpool
+// connects on first use. With a roleGate, every new connection passes the role check
+// (see startup.go) before the pool hands it out.
+func prepare(databaseURL string, opts Options, gate *roleGate) (*DB, error) {
 	opts = opts.withDefaults()
 	if opts.StatementTimeout < time.Millisecond {
 		return nil, fmt.Errorf("statement timeout %s is too short: use at least 1ms", opts.StatementTimeout)
@@ -133,22 +155,37 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 			return err
 		}
 		if userAfterConnect != nil {
-			return userAfterConnect(ctx, c)
+			if err := userAfterConnect(ctx, c); err != nil {
+				return err
+			}
+		}
+		if gate != nil {
+			return gate.check(ctx, c)
 		}
 		return nil
 	}
 
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot set up PostgreSQL connections to %s: %s", target, redact(err.Error(), password, cc.Password))
 	}
-	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout+time.Second)
+	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo), gate: gate,
+		secrets: []string{password, cc.Password}}, nil
+}
+
+// connect makes the first connection (and with a role gate, the role check), bounded
+// by the connect timeout. The error names the target, never the password.
+func (db *DB) connect(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, db.opts.ConnectTimeout+time.Second)
 	defer cancel()
-	if err := pool.Ping(pctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("cannot connect to PostgreSQL at %s: %s", target, redact(connectErrorText(err), password, cc.Password))
+	if err := db.pool.Ping(pctx); err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			return refused
+		}
+		return fmt.Errorf("cannot connect to PostgreSQL at %s: %s", db.target, redact(connectErrorText(err), db.secrets...))
 	}
-	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo)}, nil
+	return nil
 }
 
 // checkExecMode refuses the simple protocol (default_query_exec_mode=simple_protocol),
@@ -180,8 +217,103 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // callContext bounds a call: the statement timeout plus a grace period for the
 // server to report it, so the server's own timeout normally fires first and the
 // context deadline only catches a server or network that stopped answering.
+//
+// The deadline is kept by the DB's watchdog, not by a timer per call: arming a timer
+// that falls due before every other one wakes the runtime's network poller, a thread
+// wake-up on every call (a measurable part of a one-row query's round trip on a busy
+// machine), for a deadline that is almost never reached. The watchdog looks at the
+// calls in flight every callWatchTick, so a call ends at most that much after its
+// deadline; its context then reports context.DeadlineExceeded, as a timer's would.
 func (db *DB) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, db.opts.StatementTimeout+2*time.Second)
+	inner, cancel := context.WithCancel(ctx)
+	c := &callCtx{Context: inner, deadline: time.Now().Add(db.opts.StatementTimeout + 2*time.Second), cancel: cancel}
+	db.dog.add(c)
+	return c, func() {
+		db.dog.remove(c)
+		cancel()
+	}
+}
+
+// callWatchTick is how often the watchdog looks for calls past their deadline.
+const callWatchTick = 250 * time.Millisecond
+
+// callCtx is a call's context: cancelled with its parent, or by the watchdog at its
+// deadline (then Err is context.DeadlineExceeded).
+type callCtx struct {
+	context.Context
+	deadline time.Time
+	cancel   context.CancelFunc
+	expired  atomic.Bool
+}
+
+func (c *callCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *callCtx) Err() error {
+	if c.expired.Load() {
+		return context.DeadlineExceeded
+	}
+	return c.Context.Err()
+}
+
+// watchdog ends calls that outlive their deadline (see callContext). Its goroutine
+// runs while calls are in flight and for a few ticks after the last one.
+type watchdog struct {
+	mu      sync.Mutex
+	calls   map[*callCtx]struct{}
+	running bool
+}
+
+func (w *watchdog) add(c *callCtx) {
+	w.mu.Lock()
+	if w.calls == nil {
+		w.calls = make(map[*callCtx]struct{})
+	}
+	w.calls[c] = struct{}{}
+	start := !w.running
+	w.running = true
+	w.mu.Unlock()
+	if start {
+		go w.loop()
+	}
+}
+
+func (w *watchdog) remove(c *callCtx) {
+	w.mu.Lock()
+	delete(w.calls, c)
+	w.mu.Unlock()
+}
+
+func (w *watchdog) loop() {
+	idle := 0
+	for {
+		time.Sleep(callWatchTick)
+		now := time.Now()
+		w.mu.Lock()
+		var due []*callCtx
+		for c := range w.calls {
+			if now.After(c.deadline) {
+				due = append(due, c)
+				delete(w.calls, c)
+			}
+		}
+		if len(w.calls) == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+		stop := idle >= 8 // two seconds without calls: stop until the next one
+		if stop {
+			w.running = false
+		}
+		w.mu.Unlock()
+		for _, c := range due {
+			c.expired.Store(true)
+			c.cancel()
+		}
+		if stop {
+			return
+		}
+	}
 }
 
 // timeoutSetting is the statement_timeout value set per transaction, in milliseconds.
@@ -265,6 +397,10 @@ func (db *DB) Ping(ctx context.Context) error {
 	if err != nil && ctx.Err() == nil && lostConnection(err) {
 		db.forgetConnections()
 		err = db.pool.Ping(ctx)
+	}
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused
 	}
 	if err != nil {
 		return fmt.Errorf("PostgreSQL at %s does not answer: %s", db.target, connectErrorText(err))

@@ -1,8 +1,12 @@
 package postgres
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,5 +65,164 @@ func TestBinaryStartup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// binaryConn is the built binary on pipes, for tests that talk to it line by line.
+type binaryConn struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	stderr *bytes.Buffer
+	id     int
+}
+
+func startBinary(t *testing.T, env ...string) *binaryConn {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t))
+	cmd.Env = append(append(os.Environ(), cleanEnv()...), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &binaryConn{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), stderr: &bytes.Buffer{}}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(c.lines)
+		br := bufio.NewReader(stdout)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			c.lines <- line
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return c
+}
+
+// call sends a 2026-07-28 request and returns its answer, failing t after within.
+func (c *binaryConn) call(t *testing.T, within time.Duration, method, params string) string {
+	t.Helper()
+	c.id++
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	if params != "" {
+		params = "," + params
+	}
+	fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`+"\n", c.id, method, meta, params)
+	timeout := time.After(within)
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("%s: the server ended its output\nstderr:\n%s", method, c.stderr)
+			}
+			if bytes.Contains(line, []byte(fmt.Sprintf(`"id":%d,`, c.id))) {
+				return string(line)
+			}
+		case <-timeout:
+			t.Fatalf("%s: no answer within %s\nstderr:\n%s", method, within, c.stderr)
+		}
+	}
+}
+
+// TestBinaryAnswersBeforeTheDatabase: the first answers never wait for the database.
+// Against an address that accepts connections and never speaks, tools/list is answered
+// at once, a query fails with the real reason once the connection attempt gives up,
+// and the process, when stdin closes, exits 1 naming the database it never reached.
+func TestBinaryAnswersBeforeTheDatabase(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // never answered; closed with the listener's test
+		}
+	}()
+	const connectTimeout = 4 * time.Second
+	url := fmt.Sprintf("postgres://alice:pw@%s/silentdb?sslmode=disable&connect_timeout=%d", ln.Addr(), int(connectTimeout.Seconds()))
+	c := startBinary(t, "DATABASE_URL="+url)
+	start := time.Now()
+	if got := c.call(t, connectTimeout, "tools/list", ""); !strings.Contains(got, `"name":"query"`) {
+		t.Fatalf("tools/list: %s", got)
+	}
+	if took := time.Since(start); took >= connectTimeout {
+		t.Errorf("tools/list took %s: it waited for the database", took)
+	}
+	got := c.call(t, 3*connectTimeout, "tools/call", `"name":"query","arguments":{"sql":"SELECT 1"}`)
+	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "silentdb") {
+		t.Errorf("a query against a silent database: %s", got)
+	}
+	c.stdin.Close()
+	err = c.cmd.Wait()
+	if code := c.cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit status %d (%v); want 1\n%s", code, err, c.stderr)
+	}
+	if want := "cannot connect to PostgreSQL at host=127.0.0.1"; !strings.Contains(c.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, c.stderr)
+	}
+}
+
+// TestBinaryRefusesEveryCallAsSuperuser: a superuser without --allow-superuser is
+// refused as before, and a call made before the check finished is answered with the
+// refusal rather than run; the process then exits 1 with it, without waiting for stdin
+// to close.
+func TestBinaryRefusesEveryCallAsSuperuser(t *testing.T) {
+	t.Parallel()
+	d, _ := shopDB(t, Options{})
+	c := startBinary(t, "DATABASE_URL="+d.URL)
+	got := c.call(t, 30*time.Second, "tools/call", `"name":"query","arguments":{"sql":"SELECT pg_catalog.pg_read_file('PG_VERSION')"}`)
+	for _, want := range []string{`"isError":true`, `refusing to start: role \"postgres\" is a superuser`, "--allow-superuser"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("answer lacks %q: %s", want, got)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("a refused server kept running\n%s", c.stderr)
+	}
+	if code := c.cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(c.stderr.String(), "refusing to start") {
+		t.Errorf("exit status %d; want 1 with the refusal\n%s", code, c.stderr)
+	}
+}
+
+// TestBinaryFirstCallWaitsForTheCheck: a call sent with the very first bytes waits for
+// the connection and the role check, then runs.
+func TestBinaryFirstCallWaitsForTheCheck(t *testing.T) {
+	t.Parallel()
+	d, _ := shopDB(t, Options{})
+	c := startBinary(t, "DATABASE_URL="+readerURL(t, d))
+	got := c.call(t, 30*time.Second, "tools/call", `"name":"query","arguments":{"sql":"SELECT 41 + 1 AS n"}`)
+	if !strings.Contains(got, `"rows":[[42]]`) || strings.Contains(got, `"isError":true`) {
+		t.Errorf("first query: %s", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,9 @@ import (
 //     statement (SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE, …). The
 //     server's own grammar decides, so COPY … TO PROGRAM, DO, CALL, SET, PREPARE,
 //     LISTEN, VACUUM and transaction control never execute, whatever the spelling.
+//     What passes is decided by the statement's text alone (its grammar), so a text
+//     that passed once is remembered (plannable, a bounded set per DB) and not sent
+//     through the gate again: the verdict is the same, one Parse cheaper.
 //  5. Bind, Execute with a row limit: the server stops producing rows at the cap.
 //  6. A check, still inside the transaction once the statement is done: session
 //     advisory locks are released, and if a SQL prepared statement (which survives a
@@ -166,7 +170,8 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	} else {
 		p.parse(stepMainParse, "", spec.sql)
 	}
-	if spec.gate {
+	gated := spec.gate && !db.plannable.known(spec.sql)
+	if gated {
 		p.parse(stepGateParse, gateName, "EXPLAIN "+spec.sql)
 		p.closeStatement(stepGateClose, gateName)
 	}
@@ -239,6 +244,9 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	if r.err != nil {
 		return db.statementError(r, spec)
 	}
+	if gated {
+		db.plannable.add(spec.sql) // every step ran without error: the gate passed it
+	}
 	if len(c.unknown) > 0 {
 		if err := db.resolveTypes(ctx, conn, c); err != nil {
 			healthy = false
@@ -299,6 +307,10 @@ func (db *DB) brokenError(ctx context.Context, err error, spec readSpec) error {
 
 // connError reports a failure to get a connection.
 func (db *DB) connError(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused // the role check refused the connection: say so, as it is
+	}
 	return fmt.Errorf("cannot get a connection to PostgreSQL at %s: %s", db.target, connectErrorText(err))
 }
 
@@ -326,4 +338,35 @@ func checkStatementText(sql string) error {
 		return &RejectError{Reason: "sql contains a NUL byte, which PostgreSQL cannot accept in statement text"}
 	}
 	return nil
+}
+
+// textSet is a bounded set of statement texts: those the gate passed (see step 4). When
+// full it starts again empty, which costs one gate Parse per text seen afterwards.
+type textSet struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+const (
+	textSetMax     = 1024
+	textSetMaxText = 8 << 10 // longer statements are gated every time
+)
+
+func (s *textSet) known(text string) bool {
+	s.mu.RLock()
+	_, ok := s.m[text]
+	s.mu.RUnlock()
+	return ok
+}
+
+func (s *textSet) add(text string) {
+	if len(text) > textSetMaxText {
+		return
+	}
+	s.mu.Lock()
+	if s.m == nil || len(s.m) >= textSetMax {
+		s.m = make(map[string]struct{})
+	}
+	s.m[text] = struct{}{}
+	s.mu.Unlock()
 }

@@ -70,6 +70,9 @@ func (c *HTTPConn) Post(body []byte) ([]byte, error) {
 	return out, nil
 }
 
+// SetHeader adds a header to every request (Authorization, say).
+func (c *HTTPConn) SetHeader(key, value string) { c.header.Set(key, value) }
+
 // CloseIdle drops the idle keep-alive connections.
 func (c *HTTPConn) CloseIdle() { c.client.CloseIdleConnections() }
 

@@ -160,3 +160,6 @@ func (p *Process) Initialize(revision string) error {
 	}
 	return p.Conn.Send(InitializedLine)
 }
+
+// Pid is the server process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
+	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
 )
 
 var wantSimpleTextBytes = []byte("This is a simple text response for testing.")
@@ -157,7 +160,7 @@ func BenchmarkVsGoSDK(b *testing.B) {
 	}
 
 	if r := table.Ratios("mcpkit", "gosdk"); r != "" {
-		fmt.Printf("\ntools/call test_simple_text, mcpkit fixture vs Go SDK %s fixture (time per call; calls/s ratio > 1 means mcpkit is faster):\n%s\n", benchcmp.GoSDKVersion, r)
+		benchcmp.Summary(fmt.Sprintf("\ntools/call test_simple_text, mcpkit fixture vs Go SDK %s fixture (time per call; calls/s ratio > 1 means mcpkit is faster); %s:\n%s\n", benchcmp.GoSDKVersion, benchcmp.LoadAvg(), r))
 	}
 }
 
@@ -185,4 +188,91 @@ func (l *latencies) report(b *testing.B) {
 	pct := func(p float64) float64 { return float64(l.d[int(p*float64(len(l.d)-1))].Microseconds()) }
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkHTTP16 is the HTTP target: 16 concurrent clients calling
+// test_simple_text over Streamable HTTP (2026-07-28, keep-alive), against this fixture
+// with authorization off and with JWT access tokens verified (an ES256 token from a
+// loopback issuer, --auth-issuer; a verified token is remembered, as in production),
+// and against the Go SDK's fixture (stateless, no authorization: it has none). The
+// three alternate in windows of 400 ms, four rounds; it prints calls/s, p50 and p99
+// and the ratio to the Go SDK (target ≥ 3 with authorization on and off), with the
+// load average. It runs once whatever b.N is.
+func BenchmarkHTTP16(b *testing.B) {
+	const clients = 16
+	sdk, err := benchcmp.GoSDKFixture()
+	if err != nil {
+		b.Skipf("the Go SDK fixture (%s) could not be installed: %v", benchcmp.GoSDKVersion, err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	is := remotetest.NewIssuer(b, "rfc8414", "")
+	call := benchcmp.NewToolCall(benchcmp.Modern, "test_simple_text", nil)
+	type side struct {
+		name  string
+		argv  func(addr string) []string
+		env   []string
+		token bool
+		p     *benchcmp.Process
+		conn  *benchcmp.HTTPConn
+		t     benchcmp.Throughput
+	}
+	self := []string{fixtureEnv + "=1"}
+	sides := []*side{
+		{name: "mcpkit", env: self, argv: func(addr string) []string { return []string{exe, "--http", addr} }},
+		{name: "mcpkit+jwt", env: self, token: true, argv: func(addr string) []string {
+			return []string{exe, "--http", addr, "--auth-issuer", is.Issuer, "--auth-resource", "http://" + addr + "/mcp", "--auth-scopes", "mcp"}
+		}},
+		{name: "gosdk", argv: func(addr string) []string { return []string{sdk, "-http", addr, "-stateless"} }},
+	}
+	for _, s := range sides {
+		s.p, err = benchcmp.StartHTTP(s.argv, s.env, "/mcp")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.p.Close()
+		s.conn = benchcmp.NewHTTPConn(s.p.URL, call)
+		defer s.conn.CloseIdle()
+		if s.token {
+			s.conn.SetHeader("Authorization", "Bearer "+remotetest.Sign(b, is.EC1, jose.ES256, "ec-1", map[string]any{
+				"iss": is.Issuer, "aud": s.p.URL, "sub": "bench", "scope": "mcp", "exp": time.Now().Add(time.Hour).Unix()}))
+		}
+		resp, err := s.conn.Post(call.Body(1)) // warm: connection, JWKS
+		checkSimpleText(b, resp, err)
+	}
+	load := benchcmp.LoadAvg()
+	body := call.Body(1)
+	measured := false
+	for b.Loop() { // once per -count: the windows are the measurement
+		if measured {
+			continue
+		}
+		measured = true
+		for r := range 4 {
+			for k := range sides {
+				s := sides[(k+r)%len(sides)]
+				s.t.Run(400*time.Millisecond, clients, func() error {
+					resp, err := s.conn.Post(body)
+					if err == nil && !bytes.Contains(resp, wantSimpleTextBytes) {
+						err = fmt.Errorf("%s: unexpected answer %.200s", s.name, resp)
+					}
+					return err
+				})
+			}
+		}
+	}
+	gosdk := sides[2].t.PerSecond()
+	text := fmt.Sprintf("\nStreamable HTTP tools/call at %d concurrent clients, alternating 400 ms windows (target: mcpkit ≥ 3× the Go SDK's calls/s with authorization off and on); %s\n", clients, load)
+	text += fmt.Sprintf("%-12s %10s %10s %10s %10s\n", "server", "calls/s", "p50", "p99", "vs gosdk")
+	for _, s := range sides {
+		if s.t.Err != nil {
+			b.Fatal(s.t.Err)
+		}
+		text += fmt.Sprintf("%-12s %10.0f %9.0fµs %9.0fµs %10.2f\n", s.name, s.t.PerSecond(), float64(s.t.Lat.Pct(0.5))/1e3, float64(s.t.Lat.Pct(0.99))/1e3, s.t.PerSecond()/gosdk)
+	}
+	benchcmp.Summary(text + "\n")
+	b.ReportMetric(sides[0].t.PerSecond()/gosdk, "x-gosdk")
+	b.ReportMetric(sides[1].t.PerSecond()/gosdk, "jwt-x-gosdk")
 }

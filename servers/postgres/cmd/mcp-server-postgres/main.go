@@ -109,31 +109,73 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	db, err := postgres.Open(ctx, databaseURL, postgres.Options{
+	// The database is reached in the background: the server answers discovery,
+	// initialize and tools/list at once, and a call that needs the database waits for
+	// the connection and the role check (or fails with their error). A refused role
+	// ends the process, as before, once the calls waiting for the check have been
+	// answered with the refusal.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t0 := time.Now()
+	logged := make(chan struct{})
+	db, startup, err := postgres.Start(ctx, databaseURL, postgres.Options{
 		StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns),
+	}, postgres.StartConfig{
+		Policy: postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser},
+		Checked: func(access *postgres.WriteAccess, warnings []string, err error) {
+			var refused *postgres.RefusedError
+			switch {
+			case errors.As(err, &refused):
+				// Reported when the process ends (see below); calls get it meanwhile.
+				time.AfterFunc(refusalGrace, cancel)
+			case err != nil:
+				logger.Error("the database is not reachable yet; every call that needs it tries again", "error", err.Error())
+			default:
+				for _, w := range warnings {
+					logger.Warn(w)
+				}
+			}
+		},
 	})
 	if err != nil {
 		return err // names host, database and user; never the password
 	}
 	defer db.Close()
-
-	access, err := db.CanWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("checking the privileges of the role on %s: %w", db.Target(), err)
-	}
-	warnings, err := postgres.CheckRole(access, postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser})
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		logger.Warn(w)
-	}
 	t := db.Target()
-	logger.Info("connected", "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
-		"allowWrites", *allowWrites, "noConfirm", *noConfirm, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes)
+	go func() {
+		select {
+		case <-startup.Done():
+			if startup.Err() == nil {
+				logger.Info("connected", "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
+					"allowWrites", *allowWrites, "noConfirm", *noConfirm, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes,
+					"after", time.Since(t0).Round(time.Microsecond))
+			}
+			close(logged)
+		case <-ctx.Done():
+			close(logged)
+		}
+	}()
 
 	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, db)
 	opts.Stdin, opts.Stdout = stdin, stdout
 	opts.Ready = db.Ping
-	return serve.Serve(ctx, s, opts)
+	serveErr := serve.Serve(ctx, s, opts)
+	// How the start went is part of how the process ends: a refusal or a database
+	// that was never reached makes the exit status 1 with the reason, as when both
+	// were checked before serving. (With stdin closed at once, this waits for the
+	// check, bounded by the connect timeout.)
+	select {
+	case <-startup.Done():
+	case <-time.After(postgres.DefaultConnectTimeout + 2*time.Second):
+	}
+	<-logged
+	if err := startup.Err(); err != nil {
+		return err
+	}
+	return serveErr
 }
+
+// refusalGrace is how long a refused server keeps serving after the refusal, so that
+// the calls that were waiting for the role check are answered with it before the
+// process ends.
+const refusalGrace = 200 * time.Millisecond
