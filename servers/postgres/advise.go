@@ -115,20 +115,12 @@ func (db *DB) SuggestIndexes(ctx context.Context, sql string, params []any, limi
 // yields errRetry, as reads do (see lost.go).
 func (db *DB) suggestOnce(ctx context.Context, sql string, enc [][]byte, limit int, minCalls int64,
 	progress func(done, total int, msg string), mayRetry bool) (*IndexAdvice, error) {
-	conn, err := db.pool.Acquire(ctx)
+	conn, pc, release, err := db.acquireWatched(ctx)
 	if err != nil {
-		return nil, db.connError(err)
+		return nil, err
 	}
-	pc := conn.Conn().PgConn()
-	stopWatch := watchContext(ctx, pc)
 	healthy := false
-	defer func() {
-		if cancelled := stopWatch(); cancelled || !healthy {
-			discard(conn)
-			return
-		}
-		conn.Release()
-	}()
+	defer func() { release(healthy) }()
 
 	a := &advisor{db: db, conn: conn, pc: pc, progress: progress}
 	if err := a.begin(ctx); err != nil {

@@ -146,20 +146,12 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 // processed anything of the call yields errRetry (after the pool was reset) instead
 // of an error for the caller.
 func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetry bool) error {
-	conn, err := db.pool.Acquire(ctx)
+	conn, pc, release, err := db.acquireWatched(ctx)
 	if err != nil {
-		return db.connError(err)
+		return err
 	}
-	pc := conn.Conn().PgConn()
-	stopWatch := watchContext(ctx, pc)
 	healthy := false
-	defer func() {
-		if cancelled := stopWatch(); cancelled || !healthy {
-			discard(conn)
-			return
-		}
-		conn.Release()
-	}()
+	defer func() { release(healthy) }()
 
 	p := newPipeline(pc)
 	p.runPrepared(stepBegin, beginName)
@@ -319,6 +311,25 @@ func pgErrOrNil(pe *pgconn.PgError) error {
 		return nil
 	}
 	return pe
+}
+
+// acquireWatched takes a pooled connection for one call and watches ctx on it (see
+// watchContext). release(healthy) returns it to the pool when the call left it
+// healthy and the watch did not fire, and closes it otherwise.
+func (db *DB) acquireWatched(ctx context.Context) (conn *pgxpool.Conn, pc *pgconn.PgConn, release func(healthy bool), err error) {
+	conn, err = db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, nil, db.connError(err)
+	}
+	pc = conn.Conn().PgConn()
+	stopWatch := watchContext(ctx, pc)
+	return conn, pc, func(healthy bool) {
+		if cancelled := stopWatch(); cancelled || !healthy {
+			discard(conn)
+			return
+		}
+		conn.Release()
+	}, nil
 }
 
 // discard closes a connection instead of returning it to the pool.
