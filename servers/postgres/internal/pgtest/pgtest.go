@@ -171,16 +171,23 @@ func (d *Database) URLAs(role, password string) string {
 	return withDatabase(d.URL, d.Name, role, password)
 }
 
+// connect opens a connection to d as the superuser, failing t when it cannot.
+func (d *Database) connect(ctx context.Context, t testing.TB) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, d.URL)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", d.Name, err)
+	}
+	return conn
+}
+
 // Exec runs trusted fixture SQL in d as the superuser. It uses the simple protocol,
 // so sql may hold several statements; it is for test fixtures only.
 func (d *Database) Exec(t testing.TB, sql string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, d.URL)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", d.Name, err)
-	}
+	conn := d.connect(ctx, t)
 	defer conn.Close(ctx)
 	if err := conn.PgConn().Exec(ctx, sql).Close(); err != nil {
 		t.Fatalf("fixture SQL failed: %v\n%s", err, sql)
@@ -209,12 +216,9 @@ func (d *Database) RequireExtension(t testing.TB, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, d.URL)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", d.Name, err)
-	}
+	conn := d.connect(ctx, t)
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{name}.Sanitize())
+	_, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{name}.Sanitize())
 	if err == nil && extensionProbes[name] != "" {
 		_, err = conn.Exec(ctx, extensionProbes[name])
 	}
