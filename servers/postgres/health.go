@@ -205,19 +205,14 @@ func checkIndexes(ctx context.Context, tx pgx.Tx) (*HealthCheck, error) {
 		return nil, err
 	}
 	var invalid int
-	for rows.Next() {
-		var idx, table string
-		var size int64
-		if err := rows.Scan(&idx, &table, &size); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	var idx, table string
+	var size int64
+	if _, err := pgx.ForEachRow(rows, []any{&idx, &table, &size}, func() error {
 		invalid++
 		hc.add(statusWarning, "invalid index", idx, 1, 1, fmt.Sprintf("index on %s is invalid (a failed CREATE INDEX CONCURRENTLY or REINDEX): "+
 			"never used by queries but still updated by writes, %s; drop it or REINDEX it", table, bytesText(size)))
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 
@@ -276,19 +271,12 @@ ORDER BY a.indexrelid, cardinality(b.keys), b.indexrelid`)
 		since = "since " + statsSince.UTC().Format(time.RFC3339)
 	}
 	var unused int
-	for rows.Next() {
-		var idx, table string
-		var size int64
-		if err := rows.Scan(&idx, &table, &size); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	if _, err := pgx.ForEachRow(rows, []any{&idx, &table, &size}, func() error {
 		unused++
 		hc.add(statusWarning, "unused index", idx, 0, 0, fmt.Sprintf("index on %s has had 0 scans %s (on this server; a standby keeps its own counts), %s",
 			table, since, bytesText(size)))
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	hc.Summary = fmt.Sprintf("%d indexes in user schemas: %d invalid, %d duplicate, %d unused %s", total, invalid, dups, unused, since)
