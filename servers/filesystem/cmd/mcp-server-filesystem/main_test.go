@@ -79,10 +79,10 @@ func TestRunVersionAndHelp(t *testing.T) {
 	}
 }
 
-// serveOnce runs the command over in-memory pipes, lists the tools with a legacy
-// client, and returns their names and the allowed directories; closing stdin must end
-// run without error.
-func serveOnce(t *testing.T, args []string, kv map[string]string) (tools, dirs []string) {
+// startRun runs the command over in-memory pipes and connects a client to it. stop
+// closes stdin, fails t unless run then returns without error within 10 seconds, and
+// returns what run wrote to stderr.
+func startRun(t *testing.T, args []string, kv map[string]string) (c *mcpkittest.Client, stop func() string) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -93,7 +93,28 @@ func serveOnce(t *testing.T, args []string, kv map[string]string) (tools, dirs [
 		outW.Close()
 		done <- err
 	}()
-	c := mcpkittest.ConnectStream(t, outR, inW, mcpkit.Revision20251125, nil)
+	c = mcpkittest.ConnectStream(t, outR, inW, mcpkit.Revision20251125, nil)
+	return c, func() string {
+		t.Helper()
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("run ended with %v\nstderr: %s", err, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return after stdin closed")
+		}
+		return stderr.String()
+	}
+}
+
+// serveOnce runs the command over in-memory pipes, lists the tools with a legacy
+// client, and returns their names and the allowed directories; closing stdin must end
+// run without error.
+func serveOnce(t *testing.T, args []string, kv map[string]string) (tools, dirs []string) {
+	t.Helper()
+	c, stop := startRun(t, args, kv)
 	var list struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -111,15 +132,7 @@ func serveOnce(t *testing.T, args []string, kv map[string]string) (tools, dirs [
 	if err := json.Unmarshal(c.CallTool("list_allowed_directories", map[string]any{}).StructuredContent, &allowed); err != nil {
 		t.Fatal(err)
 	}
-	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run ended with %v\nstderr: %s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after stdin closed")
-	}
+	stop()
 	return tools, allowed.Directories
 }
 
@@ -211,16 +224,7 @@ func TestRunRemovesStaleTempFilesOnlyWithWrites(t *testing.T) {
 			if writes {
 				args = append(args, "--allow-writes")
 			}
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			var stderr bytes.Buffer
-			done := make(chan error, 1)
-			go func() {
-				err := run(context.Background(), args, env(nil), inR, outW, &stderr)
-				outW.Close()
-				done <- err
-			}()
-			c := mcpkittest.ConnectStream(t, outR, inW, mcpkit.Revision20251125, nil)
+			c, stop := startRun(t, args, nil)
 			var ls struct {
 				Entries []struct {
 					Name string `json:"name"`
@@ -249,17 +253,9 @@ func TestRunRemovesStaleTempFilesOnlyWithWrites(t *testing.T) {
 			if !present(".b.txt.tmp-0123456789ab") || !present(".c.txt.tmp-0123456789a") {
 				t.Error("a recent temporary file or a look-alike was removed")
 			}
-			inW.Close()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("run ended with %v\nstderr: %s", err, stderr.String())
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("run did not return after stdin closed")
-			}
-			if writes && !strings.Contains(stderr.String(), "removed=1") {
-				t.Errorf("the log does not count the removal: %s", stderr.String())
+			stderr := stop()
+			if writes && !strings.Contains(stderr, "removed=1") {
+				t.Errorf("the log does not count the removal: %s", stderr)
 			}
 		})
 	}
