@@ -117,7 +117,8 @@ func TestFindBinDir(t *testing.T) {
 }
 
 // TestPreloadedStatements: the throwaway cluster preloads pg_stat_statements, so the
-// extension works once created (skipped outside CI when the library is missing).
+// extension works once created and counts a statement just run (skipped outside CI
+// when the library is missing).
 func TestPreloadedStatements(t *testing.T) {
 	t.Parallel()
 	d := NewDatabase(t)
@@ -126,8 +127,16 @@ func TestPreloadedStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := context.Background()
 	var n int64
-	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_statements WHERE query = 'SELECT $1'").Scan(&n); err != nil {
+	if err := c.QueryRow(ctx, "SELECT 4242 AS preload_probe").Scan(&n); err != nil {
 		t.Fatal(err)
+	}
+	if err := c.QueryRow(ctx, `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+ WHERE query = 'SELECT $1 AS preload_probe' AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n < 1 {
+		t.Errorf("pg_stat_statements counted %d calls of the statement just run; want at least 1 (is it tracking?)", n)
 	}
 }
