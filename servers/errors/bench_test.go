@@ -145,13 +145,26 @@ func BenchmarkIngestEnvelopes(b *testing.B) {
 	defer store.Close()
 	srv, _ := startIngest(b, store)
 	addr := srv.Listener.Addr().String()
-	// Prepared requests: the event id is rewritten in place for every send.
+	postEnvelopes(b, addr, "42", testKey, bodies, ids, 0)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(size/len(bodies)), "envelope_bytes")
+	if n := store.eventCount(b); n != int64(b.N) {
+		b.Fatalf("stored %d events, sent %d", n, b.N)
+	}
+}
+
+// postEnvelopes runs b.N posts of the captured envelopes from benchClients keep-alive
+// connections to the ingest endpoint at addr (project, key), each with a new event id
+// (from seq0+1 up), and times them. Prepared requests: the event id is rewritten in
+// place for every send.
+func postEnvelopes(b *testing.B, addr, project, key string, bodies [][]byte, ids []string, seq0 int64) {
 	requests := make([][]byte, len(bodies))
 	for i, body := range bodies {
-		requests[i] = append(fmt.Appendf(nil, "POST /api/42/envelope/ HTTP/1.1\r\nHost: %s\r\nX-Sentry-Auth: Sentry sentry_version=7, sentry_key=%s\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: %d\r\n\r\n", addr, testKey, len(body)), body...)
+		requests[i] = append(fmt.Appendf(nil, "POST /api/%s/envelope/ HTTP/1.1\r\nHost: %s\r\nX-Sentry-Auth: Sentry sentry_version=7, sentry_key=%s\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: %d\r\n\r\n", project, addr, key, len(body)), body...)
 	}
-	var seq atomic.Int64
-	var next atomic.Int64
+	var seq, next atomic.Int64
+	seq.Store(seq0)
 	next.Store(int64(b.N))
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -184,8 +197,7 @@ func BenchmarkIngestEnvelopes(b *testing.B) {
 					off += i + len(id)
 				}
 				cur[j] = id
-				status, err := c.post(req)
-				if err != nil || status != 200 {
+				if status, err := c.post(req); err != nil || status != 200 {
 					b.Errorf("post: %d %v", status, err)
 					return
 				}
@@ -193,12 +205,6 @@ func BenchmarkIngestEnvelopes(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(size/len(bodies)), "envelope_bytes")
-	if n := store.eventCount(b); n != int64(b.N) {
-		b.Fatalf("stored %d events, sent %d", n, b.N)
-	}
 }
 
 // BenchmarkIngestSentryGo sends exceptions from 16 concurrent sentry-go clients (each

@@ -147,7 +147,6 @@ func (s *LocalStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*I
 	if len(in.Project) > 0 {
 		terms = append(terms, queryTerm{kind: termProject, patterns: globs(in.Project)})
 	}
-	s.syncTags(ctx)
 	scope := cursorScope("search", in.Query, win.Period, in.Start, in.End, order, strings.Join(in.Environment, ","), strings.Join(in.Project, ","))
 	cur, err := decodeCursor(in.Cursor, scope)
 	if err != nil {
@@ -411,7 +410,6 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	s.syncTags(ctx)
 	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
 		return nil, err
@@ -597,7 +595,6 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	s.syncTags(ctx)
 	is, err := s.findIssue(ctx, in.IssueID)
 	if err != nil {
 		return nil, err

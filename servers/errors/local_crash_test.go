@@ -59,16 +59,7 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for w := range senders {
-		client, err := sentry.NewClient(sentry.ClientOptions{
-			Dsn:           dsn,
-			Environment:   fmt.Sprintf("env-%d", w%2),
-			Transport:     sentry.NewHTTPSyncTransport(),
-			HTTPTransport: rec,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hub := sentry.NewHub(client, sentry.NewScope())
+		hub := syncHub(t, sentry.ClientOptions{Dsn: dsn, Environment: fmt.Sprintf("env-%d", w%2), HTTPTransport: rec})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

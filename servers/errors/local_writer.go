@@ -88,9 +88,11 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 // and issue_tag_keys. Counting them in every commit would cost the writer more than the
 // events themselves (one upsert per distinct value), so the writer counts them a
 // little later, many commits at once: when no request waits, every tagsDelay, before
-// retention drops events, and when a query in this process asks (syncTags). The
-// events table holds every event's tags, and meta.tags_through says up to which event
-// they are counted, so after a crash the next writer counts the rest at open.
+// retention drops events, and when a test asks (syncTags). The events table holds
+// every event's tags, and meta.tags_through says up to which event they are counted,
+// so after a crash the next writer counts the rest at open. Queries, in this process
+// or another, add the tags of the events past tags_through themselves (issueTags,
+// pendingUsersSQL, the tag terms of search), so none waits for the writer.
 type pendingTags struct {
 	n, issue, ts int64
 	tags         []tagPair
@@ -284,8 +286,8 @@ func (w *writer) flushTags() error {
 	return w.inTx(ctx, func() error { return w.countTags(ctx) })
 }
 
-// syncTags makes every committed event's tags counted before a query in this
-// process reads the counts.
+// syncTags makes every committed event's tags counted now (tests use it to set up a
+// store whose counts are complete; queries need not: they add the uncounted tags).
 func (s *LocalStore) syncTags(ctx context.Context) {
 	w := s.w.Load()
 	if w == nil {

@@ -113,12 +113,19 @@ func (p *serverProcess) log() string {
 // the acknowledged event ids recorded by rec.
 func ackedHub(t *testing.T, dsn, env string, rec *ackRecorder) *sentry.Hub {
 	t.Helper()
-	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn: dsn, Environment: env, Release: "shop@2.0.0", ServerName: "web-2", AttachStacktrace: true,
-		Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rec,
+	return syncHub(t, sentry.ClientOptions{
+		Dsn: dsn, Environment: env, Release: "shop@2.0.0", ServerName: "web-2", AttachStacktrace: true, HTTPTransport: rec,
 	})
+}
+
+// syncHub is a sentry-go hub with the options o and a synchronous transport: every
+// capture waits for the server's answer.
+func syncHub(t testing.TB, o sentry.ClientOptions) *sentry.Hub {
+	t.Helper()
+	o.Transport = sentry.NewHTTPSyncTransport()
+	client, err := sentry.NewClient(o)
 	if err != nil {
-		t.Fatalf("sentry.NewClient(%s): %v", dsn, err)
+		t.Fatalf("sentry.NewClient(%s): %v", o.Dsn, err)
 	}
 	return sentry.NewHub(client, sentry.NewScope())
 }
@@ -334,14 +341,9 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for w := range clients {
-		client, err := sentry.NewClient(sentry.ClientOptions{
-			Dsn: collector.dsn, Environment: fmt.Sprintf("load-%d", w%4), Release: "shop@2.0.0",
-			Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rec,
+		hub := syncHub(t, sentry.ClientOptions{
+			Dsn: collector.dsn, Environment: fmt.Sprintf("load-%d", w%4), Release: "shop@2.0.0", HTTPTransport: rec,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hub := sentry.NewHub(client, sentry.NewScope())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/invopop/jsonschema"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // TestSchemasOfInputsAndResults reflects every tool input and result type the way
@@ -80,19 +81,5 @@ func TestEveryArgumentExplained(t *testing.T) {
 	defer store.Close()
 	s := New(Config{Logger: quietLogger}, store)
 	instructions := instructions(Config{}, store)
-	for _, tl := range s.Tools() {
-		var sc struct {
-			Properties map[string]struct {
-				Description string `json:"description"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(tl.InputSchema, &sc); err != nil {
-			t.Fatal(err)
-		}
-		for name, p := range sc.Properties {
-			if p.Description == "" && !strings.Contains(tl.Description, name) && !strings.Contains(instructions, name) {
-				t.Errorf("%s.%s: neither its schema, the tool's description nor the instructions say what it is", tl.Name, name)
-			}
-		}
-	}
+	mcpkittest.CheckArgumentsExplained(t, s.Tools(), instructions, nil)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/invopop/jsonschema"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // toolReflector is the configuration DESIGN.md and RECIPES.md §5 fix for tool schemas:
@@ -129,19 +130,5 @@ func TestSchemaEnumsAndDefaults(t *testing.T) {
 // instructions, by name.
 func TestEveryArgumentExplained(t *testing.T) {
 	s := newServerOn(t, Config{AllowWrites: true}, t.TempDir())
-	for _, tl := range s.Tools() {
-		var sc struct {
-			Properties map[string]struct {
-				Description string `json:"description"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(tl.InputSchema, &sc); err != nil {
-			t.Fatal(err)
-		}
-		for name, p := range sc.Properties {
-			if p.Description == "" && !strings.Contains(tl.Description, name) && !strings.Contains(instructions, name) {
-				t.Errorf("%s.%s: neither its schema, the tool's description nor the instructions say what it is", tl.Name, name)
-			}
-		}
-	}
+	mcpkittest.CheckArgumentsExplained(t, s.Tools(), instructions, nil)
 }

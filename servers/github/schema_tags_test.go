@@ -2,10 +2,11 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // selfDescribing json names may go without a description: their meaning is plain from
@@ -83,19 +84,5 @@ func TestEveryArgumentExplained(t *testing.T) {
 	}
 	s := New(Config{AllowWrites: true}, b)
 	instructions := instructions(b, true)
-	for _, tl := range s.Tools() {
-		var sc struct {
-			Properties map[string]struct {
-				Description string `json:"description"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(tl.InputSchema, &sc); err != nil {
-			t.Fatal(err)
-		}
-		for name, p := range sc.Properties {
-			if p.Description == "" && !plainArguments[name] && !strings.Contains(tl.Description, name) && !strings.Contains(instructions, name) {
-				t.Errorf("%s.%s: neither its schema, the tool's description nor the instructions say what it is", tl.Name, name)
-			}
-		}
-	}
+	mcpkittest.CheckArgumentsExplained(t, s.Tools(), instructions, plainArguments)
 }
