@@ -92,15 +92,7 @@ func (b *SentryBackend) get(ctx context.Context, op string, segments []string, q
 		return apiPage{}, fmt.Errorf("%w: Sentry redirected %s (%d) to %s: set SENTRY_URL to the host it redirects to", ErrConfig, op, status, redirectHost(header.Get("Location")))
 	}
 	fault.Detail = strings.TrimPrefix(detailSuffix(body), ": ")
-	switch {
-	case status >= 500 && upstream.IsHTML(header):
-		fault.Problem, fault.Detail = "or a proxy in front of it failed", "an HTML error page"
-		fault.Next = "try again in a few minutes; if it keeps happening, check the proxy between this server and Sentry"
-	case status >= 500:
-		fault.Problem, fault.Next = "had an internal error", "try again in a few minutes"
-	default:
-		fault.Problem, fault.Next = "gave an answer this server does not expect", "check SENTRY_URL ("+b.base.String()+") and any proxy between this server and Sentry"
-	}
+	fault.Unexpected(header, "SENTRY_URL ("+b.base.String()+")")
 	return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, fault)
 }
 

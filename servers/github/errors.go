@@ -121,20 +121,14 @@ func describeStatus(what string, er *gh.ErrorResponse) string {
 	}
 	// The rest come through the retry policy: 5xx and 429 were retried already.
 	e := &upstream.Error{Upstream: "GitHub", Op: what, Status: status, Attempts: upstream.Attempts(er.Response, nil), Detail: detail, Err: er}
-	page := upstream.IsHTML(er.Response.Header)
 	switch {
-	case status >= 500 && page:
-		e.Problem, e.Detail = "or a proxy in front of it failed", "an HTML error page"
-		e.Next = "try again in a few minutes; if it keeps happening, check the proxy between this server and GitHub"
-	case status >= 500:
-		e.Problem, e.Next = "had an internal error", "try again in a few minutes"
 	case status == 429:
 		e.Problem, e.Next = "is limiting requests", "wait a minute, then make fewer or narrower requests"
-	case page:
+	case status < 500 && upstream.IsHTML(er.Response.Header):
 		e.Problem, e.Detail = "answered with an HTML page instead of JSON", ""
 		e.Next = "a proxy or a login page is likely answering in GitHub's place: check HTTPS_PROXY, NO_PROXY and GITHUB_HOST"
 	default:
-		e.Problem, e.Next = "gave an answer this server does not expect", "check GITHUB_HOST and any proxy between this server and GitHub"
+		e.Unexpected(er.Response.Header, "GITHUB_HOST")
 	}
 	return e.Error()
 }

@@ -46,8 +46,10 @@ func TestJobLogProgressAndTask(t *testing.T) {
 	slowLog(f, 40000, 30*time.Millisecond, stopped)
 	s := newServer(t, f, BackendConfig{}, Config{})
 	c := connect(t, s, "2026-07-28")
+	start := time.Now()
 	r := c.Request("tools/call", map[string]any{"name": "get_job_log", "arguments": map[string]any{"owner": "octo", "repo": "hello", "jobId": 42},
 		"_meta": map[string]any{"progressToken": "log"}})
+	took := time.Since(start)
 	if r.Error != nil {
 		t.Fatalf("get_job_log: %v", r.Error)
 	}
@@ -72,6 +74,9 @@ func TestJobLogProgressAndTask(t *testing.T) {
 		if values[i] <= values[i-1] {
 			t.Fatalf("progress not increasing: %v", values)
 		}
+	}
+	if most := int(took/mcpkit.DefaultProgressEvery) + 2; len(values) > most {
+		t.Errorf("%d progress notifications in %v: more than one per %v (at most %d)", len(values), took, mcpkit.DefaultProgressEvery, most)
 	}
 	if size := float64(len(jobLog(40000))); total != size || values[len(values)-1] != size {
 		t.Errorf("progress ended at %v of %v; the log has %v bytes", values[len(values)-1], total, size)

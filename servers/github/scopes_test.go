@@ -10,11 +10,11 @@ import (
 )
 
 // TestWriteScope: over HTTP behind a JWT issuer and behind static tokens, a token with
-// only the read scope reads and is refused create_issue, add_comment,
-// create_pull_request and create_or_update_file (403 insufficient_scope naming
-// github:write) without GitHub receiving any write; a token with github:write
+// only the read scope reads and is refused create_issue (403 insufficient_scope
+// naming github:write) without GitHub receiving any write; a token with github:write
 // reaches the confirmation (or writes); Protected Resource Metadata lists
-// github:write (issue 13, item 1).
+// github:write (issue 13, item 1). That every other write tool needs the same scope
+// is TestEveryWriteToolNeedsTheWriteScope's check.
 func TestWriteScope(t *testing.T) {
 	if writeScope != "github:write" {
 		t.Fatalf("writeScope = %q, want github:write (the README names it)", writeScope)

@@ -120,27 +120,8 @@ func TestPackage(t *testing.T) {
 // checkArchive checks a .tar.gz holds exactly the files with the modes given.
 func checkArchive(t *testing.T, path string, want map[string]int64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
 	got := map[string]int64{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[h.Name] = h.Mode
-	}
+	walkTarGz(t, path, func(h *tar.Header, _ io.Reader) { got[h.Name] = h.Mode })
 	if len(got) != len(want) {
 		t.Errorf("%s holds %v, want %v", filepath.Base(path), got, want)
 	}
@@ -175,4 +156,29 @@ func registrySchema(t *testing.T) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return sch
+}
+
+// walkTarGz calls f with each entry of the .tar.gz at path, and its content.
+func walkTarGz(t *testing.T, path string, f func(h *tar.Header, r io.Reader)) {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	zr, err := gzip.NewReader(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(h, tr)
+	}
 }

@@ -20,7 +20,9 @@ import (
 // serves): started once per test binary from the machine's PostgreSQL binaries, on a
 // Unix socket only, with a login role that is not a superuser (the server refuses
 // superusers by default). servers/postgres/internal/pgtest does the same for that
-// module's tests; an internal package cannot be shared across modules.
+// module's tests; its exported face, servers/postgres/postgrestest, hands out the
+// superuser's URL only, and would make this module (which depends on no other of the
+// repository's) require the postgres server's module and its driver.
 var (
 	pgOnce sync.Once
 	pgURL  string

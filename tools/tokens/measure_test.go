@@ -122,26 +122,7 @@ func connectInProcess(t testing.TB, s *mcpkit.Server) inProcess {
 }
 
 func (p inProcess) tools(t testing.TB) []json.RawMessage {
-	var all []json.RawMessage
-	cursor := ""
-	for {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(p.c.Call("tools/list", params), &page); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, page.Tools...)
-		if page.NextCursor == "" {
-			return all
-		}
-		cursor = page.NextCursor
-	}
+	return mcpkittest.AllTools(t, p.c.Call)
 }
 
 func (p inProcess) instructions(t testing.TB) string {

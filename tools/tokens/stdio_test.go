@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // stdioServer is a server process (the reference filesystem server) driven with
@@ -85,26 +87,7 @@ func (s *stdioServer) request(t testing.TB, method string, params any) json.RawM
 }
 
 func (s *stdioServer) tools(t testing.TB) []json.RawMessage {
-	var all []json.RawMessage
-	cursor := ""
-	for {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(s.request(t, "tools/list", params), &page); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, page.Tools...)
-		if page.NextCursor == "" {
-			return all
-		}
-		cursor = page.NextCursor
-	}
+	return mcpkittest.AllTools(t, func(method string, params any) json.RawMessage { return s.request(t, method, params) })
 }
 
 func (s *stdioServer) instructions(testing.TB) string { return s.instr }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
@@ -124,35 +123,7 @@ func TestLegacySessionIsBoundToItsCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	endpoint := remotetest.AuthedService(t, fixed(st), "https://auth.example", nil)
-	send := func(token, sid, body string) *http.Response {
-		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20251125)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	resp := send(alice, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || sid == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
-	}
-	send(alice, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	if r := send(bob, sid, list); r.StatusCode != http.StatusNotFound {
-		t.Errorf("bob using alice's session: status %d, want 404", r.StatusCode)
-	}
-	if r := send(alice, sid, list); r.StatusCode != http.StatusOK {
-		t.Errorf("alice using her session: status %d, want 200", r.StatusCode)
-	}
+	remotetest.CheckLegacySessionOwner(t, endpoint, alice, bob)
 }
 
 // TestToolScopeRefusalNamesTheRequest: the 403 of a tool whose scope the token lacks

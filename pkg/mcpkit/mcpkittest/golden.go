@@ -42,26 +42,7 @@ func Golden(t testing.TB, path string, got []byte) {
 // path, and returns the snapshot's size in bytes as the compact JSON a host receives.
 func ToolsGolden(t testing.TB, c *Client, path string) int {
 	t.Helper()
-	var tools []json.RawMessage
-	cursor := ""
-	for {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(c.Call("tools/list", params), &page); err != nil {
-			t.Fatal(err)
-		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
+	tools := AllTools(t, c.Call)
 	compact, err := json.Marshal(map[string]any{"tools": tools})
 	if err != nil {
 		t.Fatal(err)
@@ -73,4 +54,30 @@ func ToolsGolden(t testing.TB, c *Client, path string) int {
 	pretty.WriteByte('\n')
 	Golden(t, path, pretty.Bytes())
 	return len(compact)
+}
+
+// AllTools gathers every page of tools/list through call (a client's request
+// function, whatever the transport), following nextCursor to the end.
+func AllTools(t testing.TB, call func(method string, params any) json.RawMessage) []json.RawMessage {
+	t.Helper()
+	var tools []json.RawMessage
+	cursor := ""
+	for {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(call("tools/list", params), &page); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools
+		}
+		cursor = page.NextCursor
+	}
 }

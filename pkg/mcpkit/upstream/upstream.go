@@ -536,6 +536,24 @@ func HTMLPage(upstream string, status int, expected, setting string) *Error {
 	}
 }
 
+// Unexpected fills e's Problem and Next for an answer whose status (e.Status) the
+// caller has no words of its own for: a server error (the retry policy has run out),
+// shown as a proxy's failure when the answer is an HTML page (Detail then says so),
+// or anything else, which points at setting (what the operator configures to reach
+// the upstream) and any proxy. It returns e.
+func (e *Error) Unexpected(h http.Header, setting string) *Error {
+	switch {
+	case e.Status >= 500 && IsHTML(h):
+		e.Problem, e.Detail = "or a proxy in front of it failed", "an HTML error page"
+		e.Next = "try again in a few minutes; if it keeps happening, check the proxy between this server and " + e.Upstream
+	case e.Status >= 500:
+		e.Problem, e.Next = "had an internal error", "try again in a few minutes"
+	default:
+		e.Problem, e.Next = "gave an answer this server does not expect", "check "+setting+" and any proxy between this server and "+e.Upstream
+	}
+	return e
+}
+
 // shorten cuts s to at most n bytes on a rune boundary, marking the cut.
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

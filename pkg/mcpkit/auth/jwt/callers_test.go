@@ -68,35 +68,7 @@ func TestSameSubjectOfTwoVerifiersIsTwoCallers(t *testing.T) {
 
 	t.Run("legacy session", func(t *testing.T) {
 		endpoint, static, jwtTok, _, _ := twoAlices(t, &serve.Options{}, "mcp")
-		send := func(token, sid, body string) *http.Response {
-			req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+token)
-			if sid != "" {
-				req.Header.Set("Mcp-Session-Id", sid)
-				req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20251125)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			return resp
-		}
-		resp := send(static, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
-		sid := resp.Header.Get("Mcp-Session-Id")
-		if resp.StatusCode != 200 || sid == "" {
-			t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
-		}
-		send(static, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-		if r := send(jwtTok, sid, list); r.StatusCode != http.StatusNotFound {
-			t.Errorf("the JWT's alice using the static token's alice's session: status %d, want 404", r.StatusCode)
-		}
-		if r := send(static, sid, list); r.StatusCode != http.StatusOK {
-			t.Errorf("the static token's alice using her session: status %d, want 200", r.StatusCode)
-		}
+		remotetest.CheckLegacySessionOwner(t, endpoint, static, jwtTok)
 	})
 
 	t.Run("concurrency limit", func(t *testing.T) {

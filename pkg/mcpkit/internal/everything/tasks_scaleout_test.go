@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
-	"github.com/mcpkit/reference/pkg/mcpkit/internal/redistest"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 )
 
 // fixtureProcess is one instance of the fixture, a process of its own serving HTTP

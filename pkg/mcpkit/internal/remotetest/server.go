@@ -161,3 +161,39 @@ func LoadRequest(url string, id, a, b int) *http.Request {
 	req.Header.Set("Mcp-Name", "add")
 	return req
 }
+
+// CheckLegacySessionOwner opens a legacy (2025-11-25) session at endpoint with the
+// owner's token and checks that the other token's tools/list in that session is a
+// 404 while the owner's is a 200: a legacy session is bound to its caller.
+func CheckLegacySessionOwner(t *testing.T, endpoint, owner, other string) {
+	t.Helper()
+	send := func(token, sid, body string) *http.Response {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20251125)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := send(owner, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	send(owner, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if r := send(other, sid, list); r.StatusCode != http.StatusNotFound {
+		t.Errorf("another caller using the owner's session: status %d, want 404", r.StatusCode)
+	}
+	if r := send(owner, sid, list); r.StatusCode != http.StatusOK {
+		t.Errorf("the owner using the session: status %d, want 200", r.StatusCode)
+	}
+}
