@@ -142,7 +142,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 		}
 		return req, spec, InvalidParams("missing required _meta field %q: %s requests carry it on every request (legacy clients send initialize first)", metaProtocolVersion, Revision20260728)
 	}
-	if !gated(s.capabilities(), spec.gate) {
+	if spec.gate != "" && !gated(s.capabilities(), spec.gate) {
 		return req, spec, Errorf(CodeMethodNotFound, "method not found: %s needs the %q capability, which this server does not advertise", m.Method, spec.gate)
 	}
 	return req, spec, nil
