@@ -166,12 +166,9 @@ func (s *Server) handle(ctx context.Context, in incoming) reply {
 	res, err := s.run(ctx, req)
 	req.finish()
 	rep := s.answer(ctx, req, res, err)
-	s.mu.RLock()
-	observers := s.observers
-	s.mu.RUnlock()
-	if len(observers) > 0 {
+	if observers := s.observers.Load(); observers != nil && len(*observers) > 0 {
 		resp := Response{Outcome: outcomeOf(ctx, res, err), Bytes: len(rep.msg), Code: rep.code, Duration: time.Since(start)}
-		for _, o := range observers {
+		for _, o := range *observers {
 			o(ctx, req, resp)
 		}
 	}

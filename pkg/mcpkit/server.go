@@ -126,7 +126,9 @@ type Server struct {
 	logging        bool
 	handler        MethodHandler // the dispatch chain with middleware applied
 	mws            []Middleware
-	observers      []Observer
+	// observers is replaced whole by Observe (under mu) and read without a lock on
+	// every request.
+	observers atomic.Pointer[[]Observer]
 
 	hub      *hub
 	tasks    *taskManager
