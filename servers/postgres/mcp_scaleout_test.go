@@ -4,24 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 )
 
@@ -62,48 +57,8 @@ func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, s
 	return nil, ""
 }
 
-// roundRobin is a round-robin load balancer: each request goes to the next instance
-// in turn; one that cannot be reached (the dial failed: nothing was sent) is skipped.
-// The response says which instance answered (X-Instance).
-type roundRobin struct {
-	backends []string
-	next     atomic.Uint64
-	rt       http.RoundTripper
-}
-
-func (r *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body.Close()
-	}
-	start := r.next.Add(1) - 1
-	var lastErr error
-	for i := range len(r.backends) {
-		n := int(start+uint64(i)) % len(r.backends)
-		out := req.Clone(req.Context())
-		out.URL.Host = r.backends[n]
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := r.rt.RoundTrip(out)
-		var op *net.OpError
-		if err != nil && errors.As(err, &op) && op.Op == "dial" {
-			lastErr = err
-			continue
-		}
-		if resp != nil {
-			resp.Header.Set("X-Instance", strconv.Itoa(n))
-		}
-		return resp, err
-	}
-	return nil, lastErr
-}
-
 // scaleTask is the result of tools/call (a CreateTaskResult) or of a task request.
-type scaleTask struct {
-	ResultType, TaskID, Status, StatusMessage string
-	Result                                    json.RawMessage
-	Error                                     *mcpkit.Error
-}
+type scaleTask = mcpkittest.Task
 
 // taskCall sends one 2026-07-28 request, with the Tasks extension declared, to the
 // MCP endpoint at url (the headers a remote client sends: MCP-Protocol-Version,
@@ -169,18 +124,14 @@ func TestQueryTasksScaleOutWithRedis(t *testing.T) {
 	probe := openDB(t, d.URL, Options{})
 	dbURL := readerURL(t, d)
 	const lease = time.Second
-	rr := &roundRobin{rt: &http.Transport{DisableKeepAlives: true}}
 	var procs []*exec.Cmd
+	var backends []string
 	for range 3 {
 		cmd, addr := startHTTPInstance(t, []string{"DATABASE_URL=" + dbURL}, "--task-store", redisURL, "--task-lease", lease.String())
 		procs = append(procs, cmd)
-		rr.backends = append(rr.backends, addr)
+		backends = append(backends, addr)
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
-		Transport: rr,
-		ErrorLog:  log.New(io.Discard, "", 0),
-	})
+	proxy := mcpkittest.RoundRobinProxy(backends...)
 	defer proxy.Close()
 	hc := &http.Client{Timeout: 10 * time.Second} // a hang fails the test instead of blocking it
 	id := 0
