@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
-	"github.com/mcpkit/reference/pkg/mcpkit/internal/redistest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
-	"github.com/mcpkit/reference/pkg/mcpkit/internal/redistest"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 )
 
