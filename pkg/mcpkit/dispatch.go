@@ -216,10 +216,7 @@ func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
 		}
 	}()
-	s.mu.RLock()
-	h := s.handler
-	s.mu.RUnlock()
-	return h(ctx, req)
+	return (*s.handler.Load())(ctx, req)
 }
 
 // dispatch is the innermost handler: the method the request was prepared for.
