@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +16,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/remoteclient"
 )
 
 var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
@@ -60,56 +59,6 @@ func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, s
 // scaleTask is the result of tools/call (a CreateTaskResult) or of a task request.
 type scaleTask = mcpkittest.Task
 
-// taskCall sends one 2026-07-28 request, with the Tasks extension declared, to the
-// MCP endpoint at url (the headers a remote client sends: MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name = tool name or task id), and returns the result and the
-// instance that answered.
-func taskCall(t *testing.T, hc *http.Client, url string, id int, method string, params map[string]any) (scaleTask, string) {
-	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    mcpkit.Revision20260728,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{mcpkit.ExtensionTasks: map[string]any{}}},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "pg-scaleout-test", "version": "1"},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20260728)
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	} else if tid, ok := params["taskId"].(string); ok {
-		req.Header.Set("Mcp-Name", tid)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	msg := raw
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for _, line := range strings.Split(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(d, `"id"`) {
-				msg = []byte(strings.TrimSpace(d))
-			}
-		}
-	}
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  *mcpkit.Error   `json:"error"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(msg, &m) != nil || m.Error != nil {
-		t.Fatalf("%s: %d %s", method, resp.StatusCode, raw)
-	}
-	var tk scaleTask
-	if err := json.Unmarshal(m.Result, &tk); err != nil {
-		t.Fatalf("%s: %v: %s", method, err, m.Result)
-	}
-	return tk, resp.Header.Get("X-Instance")
-}
-
 // TestQueryTasksScaleOutWithRedis (issue 14): three mcp-server-postgres processes
 // serve HTTP over the same database and share one Redis task store, behind a
 // round-robin proxy. A slow query's task, created through one instance, is polled
@@ -133,12 +82,19 @@ func TestQueryTasksScaleOutWithRedis(t *testing.T) {
 	}
 	proxy := mcpkittest.RoundRobinProxy(backends...)
 	defer proxy.Close()
-	hc := &http.Client{Timeout: 10 * time.Second} // a hang fails the test instead of blocking it
-	id := 0
+	c := remoteclient.NewClient(t, proxy.URL+"/mcp").DeclareTasks()
+	c.HC.Timeout = 10 * time.Second // a hang fails the test instead of blocking it
 	call := func(method string, params map[string]any) (scaleTask, string) {
 		t.Helper()
-		id++
-		return taskCall(t, hc, proxy.URL+"/mcp", id, method, params)
+		r := c.Do(method, params)
+		if r.Status != http.StatusOK || r.Err != nil {
+			t.Fatalf("%s: %d %s", method, r.Status, r.Body)
+		}
+		var tk scaleTask
+		if err := json.Unmarshal(r.Result, &tk); err != nil {
+			t.Fatalf("%s: %v: %s", method, err, r.Result)
+		}
+		return tk, r.Header.Get("X-Instance")
 	}
 	start := func(sql string) (scaleTask, int) {
 		t.Helper()
