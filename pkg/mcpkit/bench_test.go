@@ -88,32 +88,23 @@ func checkAnswer(b *testing.B, resp []byte, err error) {
 type lineConnector func(b *testing.B) (*benchcmp.LineConn, func())
 
 func memoryServer(b *testing.B) (*benchcmp.LineConn, func()) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- benchServer().ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	return benchcmp.NewLineConn(inW, outR), func() {
-		inW.Close()
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	}
+	return memoryServerOf(b, benchServer())
+}
+
+// memoryServerOf serves s on in-memory pipes.
+func memoryServerOf(b *testing.B, s *mcpkit.Server) (*benchcmp.LineConn, func()) {
+	return memoryPipe(b, func(r io.Reader, w io.Writer) error { return s.ServeStdio(context.Background(), r, w) })
 }
 
 func memoryEcho(b *testing.B) (*benchcmp.LineConn, func()) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- benchcmp.Echo(inR, outW)
-		outW.Close()
-	}()
-	return benchcmp.NewLineConn(inW, outR), func() {
-		inW.Close()
-		if err := <-done; err != nil {
+	return memoryPipe(b, benchcmp.Echo)
+}
+
+// memoryPipe runs serve on in-memory pipes; stopping it fails b if serve failed.
+func memoryPipe(b *testing.B, serve func(io.Reader, io.Writer) error) (*benchcmp.LineConn, func()) {
+	conn, stop := benchcmp.Pipe(serve)
+	return conn, func() {
+		if err := stop(); err != nil {
 			b.Error(err)
 		}
 	}

@@ -142,7 +142,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 		}
 		return req, spec, InvalidParams("missing required _meta field %q: %s requests carry it on every request (legacy clients send initialize first)", metaProtocolVersion, Revision20260728)
 	}
-	if !gated(s.capabilities(), spec.gate) {
+	if spec.gate != "" && !gated(s.capabilities(), spec.gate) {
 		return req, spec, Errorf(CodeMethodNotFound, "method not found: %s needs the %q capability, which this server does not advertise", m.Method, spec.gate)
 	}
 	return req, spec, nil
@@ -166,12 +166,9 @@ func (s *Server) handle(ctx context.Context, in incoming) reply {
 	res, err := s.run(ctx, req)
 	req.finish()
 	rep := s.answer(ctx, req, res, err)
-	s.mu.RLock()
-	observers := s.observers
-	s.mu.RUnlock()
-	if len(observers) > 0 {
+	if observers := s.observers.Load(); observers != nil && len(*observers) > 0 {
 		resp := Response{Outcome: outcomeOf(ctx, res, err), Bytes: len(rep.msg), Code: rep.code, Duration: time.Since(start)}
-		for _, o := range observers {
+		for _, o := range *observers {
 			o(ctx, req, resp)
 		}
 	}
@@ -219,10 +216,7 @@ func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
 		}
 	}()
-	s.mu.RLock()
-	h := s.handler
-	s.mu.RUnlock()
-	return h(ctx, req)
+	return (*s.handler.Load())(ctx, req)
 }
 
 // dispatch is the innermost handler: the method the request was prepared for.

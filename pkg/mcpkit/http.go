@@ -400,14 +400,17 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 // versionHeaderMismatch compares MCP-Protocol-Version with the version a modern body
 // claims. It runs before the version itself is judged, so a header that disagrees
 // with the body is a header problem (-32020) even when the body's version is unknown.
+// Only _meta is decoded: the params' split (envelope) is the one prepare uses.
 func versionHeaderMismatch(r *http.Request, m *message) *Error {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(m.Params, &p) != nil {
+	e, err := m.envelope()
+	if err != nil || len(e.Meta) == 0 {
 		return nil
 	}
-	raw, ok := p.Meta[metaProtocolVersion]
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(e.Meta, &meta) != nil {
+		return nil
+	}
+	raw, ok := meta[metaProtocolVersion]
 	if !ok {
 		return nil
 	}

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -40,7 +41,12 @@ type Observer func(ctx context.Context, req *Request, resp Response)
 func (s *Server) Observe(o ...Observer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.observers = append(s.observers, o...)
+	var all []Observer
+	if cur := s.observers.Load(); cur != nil {
+		all = slices.Clone(*cur)
+	}
+	all = append(all, o...)
+	s.observers.Store(&all)
 }
 
 // outcomeOf classifies what the handler chain returned.

@@ -124,9 +124,13 @@ type Server struct {
 	resourceLister ResourceLister
 	completer      CompletionHandler
 	logging        bool
-	handler        MethodHandler // the dispatch chain with middleware applied
 	mws            []Middleware
-	observers      []Observer
+	// observers is replaced whole by Observe (under mu) and read without a lock on
+	// every request.
+	observers atomic.Pointer[[]Observer]
+	// handler is the dispatch chain with middleware applied: replaced by Use (under
+	// mu), read without a lock on every request.
+	handler atomic.Pointer[MethodHandler]
 
 	hub      *hub
 	tasks    *taskManager
@@ -180,7 +184,8 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 		s.stateKey = make([]byte, 32)
 		_, _ = rand.Read(s.stateKey)
 	}
-	s.handler = s.dispatch
+	h := MethodHandler(s.dispatch)
+	s.handler.Store(&h)
 	return s
 }
 
@@ -204,13 +209,13 @@ type Middleware func(next MethodHandler) MethodHandler
 func (s *Server) Use(mw ...Middleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := s.dispatch
+	h := MethodHandler(s.dispatch)
 	all := append(slices.Clone(s.mws), mw...)
 	for i := len(all) - 1; i >= 0; i-- {
 		h = all[i](h)
 	}
 	s.mws = all
-	s.handler = h
+	s.handler.Store(&h)
 }
 
 // EnableLogging advertises the logging capability so handlers' Request.Log messages

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
-	"github.com/mcpkit/reference/pkg/mcpkit/internal/benchcmp"
 )
 
 // BenchmarkTaskSupportOverhead times the tools/call round trip of a fast typed tool
@@ -60,21 +59,4 @@ func toolCallLine(ext bool) []byte {
 		caps = `{"extensions":{"` + mcpkit.ExtensionTasks + `":{}}}`
 	}
 	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}}`+"\n", caps))
-}
-
-// memoryServerOf serves s on in-memory pipes.
-func memoryServerOf(b *testing.B, s *mcpkit.Server) (*benchcmp.LineConn, func()) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- s.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	return benchcmp.NewLineConn(inW, outR), func() {
-		inW.Close()
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	}
 }

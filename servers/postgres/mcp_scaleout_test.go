@@ -2,27 +2,21 @@ package postgres
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/remoteclient"
 )
 
 var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
@@ -62,98 +56,8 @@ func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, s
 	return nil, ""
 }
 
-// roundRobin is a round-robin load balancer: each request goes to the next instance
-// in turn; one that cannot be reached (the dial failed: nothing was sent) is skipped.
-// The response says which instance answered (X-Instance).
-type roundRobin struct {
-	backends []string
-	next     atomic.Uint64
-	rt       http.RoundTripper
-}
-
-func (r *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body.Close()
-	}
-	start := r.next.Add(1) - 1
-	var lastErr error
-	for i := range len(r.backends) {
-		n := int(start+uint64(i)) % len(r.backends)
-		out := req.Clone(req.Context())
-		out.URL.Host = r.backends[n]
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := r.rt.RoundTrip(out)
-		var op *net.OpError
-		if err != nil && errors.As(err, &op) && op.Op == "dial" {
-			lastErr = err
-			continue
-		}
-		if resp != nil {
-			resp.Header.Set("X-Instance", strconv.Itoa(n))
-		}
-		return resp, err
-	}
-	return nil, lastErr
-}
-
 // scaleTask is the result of tools/call (a CreateTaskResult) or of a task request.
-type scaleTask struct {
-	ResultType, TaskID, Status, StatusMessage string
-	Result                                    json.RawMessage
-	Error                                     *mcpkit.Error
-}
-
-// taskCall sends one 2026-07-28 request, with the Tasks extension declared, to the
-// MCP endpoint at url (the headers a remote client sends: MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name = tool name or task id), and returns the result and the
-// instance that answered.
-func taskCall(t *testing.T, hc *http.Client, url string, id int, method string, params map[string]any) (scaleTask, string) {
-	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    mcpkit.Revision20260728,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{mcpkit.ExtensionTasks: map[string]any{}}},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "pg-scaleout-test", "version": "1"},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", mcpkit.Revision20260728)
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	} else if tid, ok := params["taskId"].(string); ok {
-		req.Header.Set("Mcp-Name", tid)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	msg := raw
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for _, line := range strings.Split(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(d, `"id"`) {
-				msg = []byte(strings.TrimSpace(d))
-			}
-		}
-	}
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  *mcpkit.Error   `json:"error"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(msg, &m) != nil || m.Error != nil {
-		t.Fatalf("%s: %d %s", method, resp.StatusCode, raw)
-	}
-	var tk scaleTask
-	if err := json.Unmarshal(m.Result, &tk); err != nil {
-		t.Fatalf("%s: %v: %s", method, err, m.Result)
-	}
-	return tk, resp.Header.Get("X-Instance")
-}
+type scaleTask = mcpkittest.Task
 
 // TestQueryTasksScaleOutWithRedis (issue 14): three mcp-server-postgres processes
 // serve HTTP over the same database and share one Redis task store, behind a
@@ -169,25 +73,28 @@ func TestQueryTasksScaleOutWithRedis(t *testing.T) {
 	probe := openDB(t, d.URL, Options{})
 	dbURL := readerURL(t, d)
 	const lease = time.Second
-	rr := &roundRobin{rt: &http.Transport{DisableKeepAlives: true}}
 	var procs []*exec.Cmd
+	var backends []string
 	for range 3 {
 		cmd, addr := startHTTPInstance(t, []string{"DATABASE_URL=" + dbURL}, "--task-store", redisURL, "--task-lease", lease.String())
 		procs = append(procs, cmd)
-		rr.backends = append(rr.backends, addr)
+		backends = append(backends, addr)
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
-		Transport: rr,
-		ErrorLog:  log.New(io.Discard, "", 0),
-	})
+	proxy := mcpkittest.RoundRobinProxy(backends...)
 	defer proxy.Close()
-	hc := &http.Client{Timeout: 10 * time.Second} // a hang fails the test instead of blocking it
-	id := 0
+	c := remoteclient.NewClient(t, proxy.URL+"/mcp").DeclareTasks()
+	c.HC.Timeout = 10 * time.Second // a hang fails the test instead of blocking it
 	call := func(method string, params map[string]any) (scaleTask, string) {
 		t.Helper()
-		id++
-		return taskCall(t, hc, proxy.URL+"/mcp", id, method, params)
+		r := c.Do(method, params)
+		if r.Status != http.StatusOK || r.Err != nil {
+			t.Fatalf("%s: %d %s", method, r.Status, r.Body)
+		}
+		var tk scaleTask
+		if err := json.Unmarshal(r.Result, &tk); err != nil {
+			t.Fatalf("%s: %v: %s", method, err, r.Result)
+		}
+		return tk, r.Header.Get("X-Instance")
 	}
 	start := func(sql string) (scaleTask, int) {
 		t.Helper()

@@ -44,6 +44,23 @@ func NewLineConn(w io.Writer, r io.Reader) *LineConn {
 	return c
 }
 
+// Pipe runs serve on in-memory pipes, reading requests from r and writing responses
+// to w, and returns a connection to it and a stop function that ends the requests
+// and returns what serve returned.
+func Pipe(serve func(r io.Reader, w io.Writer) error) (*LineConn, func() error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(inR, outW)
+		outW.Close()
+	}()
+	return NewLineConn(inW, outR), func() error {
+		inW.Close()
+		return <-done
+	}
+}
+
 // RoundTrip writes one request line (with its trailing newline) and returns the
 // next response line, skipping notifications and server requests. It must not be
 // used concurrently, nor after Call.

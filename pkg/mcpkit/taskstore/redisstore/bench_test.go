@@ -112,15 +112,6 @@ func BenchmarkTaskRoundTrip(b *testing.B) {
 }
 
 func serve(b *testing.B, s *mcpkit.Server) (*benchcmp.LineConn, func()) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- s.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	return benchcmp.NewLineConn(inW, outR), func() {
-		inW.Close()
-		<-done
-	}
+	conn, stop := benchcmp.Pipe(func(r io.Reader, w io.Writer) error { return s.ServeStdio(context.Background(), r, w) })
+	return conn, func() { _ = stop() }
 }

@@ -1,0 +1,72 @@
+package mcpkittest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
+)
+
+// RoundRobinProxy serves HTTP in front of backends (host:port) the way a round-robin
+// load balancer does, for scale-out tests: each request goes to the next instance in
+// turn, one that cannot be reached (the dial failed: nothing was sent) is skipped, and
+// the response says which instance answered (X-Instance, its index in backends).
+// Connections are not kept alive, so every request is balanced. The caller closes it.
+func RoundRobinProxy(backends ...string) *httptest.Server {
+	rr := &roundRobin{backends: backends, rt: &http.Transport{DisableKeepAlives: true}}
+	return httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
+		Transport: rr,
+		ErrorLog:  log.New(io.Discard, "", 0),
+	})
+}
+
+type roundRobin struct {
+	backends []string
+	next     atomic.Uint64
+	rt       http.RoundTripper
+}
+
+func (r *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body.Close()
+	}
+	start := r.next.Add(1) - 1
+	var lastErr error
+	for i := range len(r.backends) {
+		n := int(start+uint64(i)) % len(r.backends)
+		out := req.Clone(req.Context())
+		out.URL.Host = r.backends[n]
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		resp, err := r.rt.RoundTrip(out)
+		var op *net.OpError
+		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			lastErr = err
+			continue
+		}
+		if resp != nil {
+			resp.Header.Set("X-Instance", strconv.Itoa(n))
+		}
+		return resp, err
+	}
+	return nil, lastErr
+}
+
+// Task is the result of a tools/call answered with a task (CreateTaskResult) or of a
+// tasks/get, tasks/update or tasks/cancel request, as scale-out tests read it.
+type Task struct {
+	ResultType, TaskID, Status, StatusMessage string
+	Result                                    json.RawMessage
+	Error                                     *mcpkit.Error
+}
