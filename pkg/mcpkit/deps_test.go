@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // TestOptionalLibrariesStayOut: the core, the process layer and the OAuth resource
@@ -13,9 +15,7 @@ import (
 // check pass vacuously).
 func TestOptionalLibrariesStayOut(t *testing.T) {
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to list dependencies with")
-	}
+	realclient.Require(t, err == nil, "no go command to list dependencies with: %v", err)
 	const mod = "github.com/mcpkit/reference/pkg/mcpkit"
 	optional := []string{"github.com/go-jose/", "github.com/getsentry/"}
 	deps := func(pkg string) []string {
