@@ -4,6 +4,7 @@ package errorserver
 
 import (
 	"net/url"
+	"strconv"
 	"testing"
 )
 
@@ -18,7 +19,9 @@ func BenchmarkCollectorEnvelopes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cost := meterCost(b, strconv.Itoa(p.cmd.Process.Pid))
 	postEnvelopes(b, u.Host, "1", u.User.Username(), bodies, ids, int64(b.N)*1000) // ids unlike those of other benchmarks
 	b.StopTimer()
+	cost()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -145,8 +145,12 @@ func BenchmarkIngestEnvelopes(b *testing.B) {
 	defer store.Close()
 	srv, _ := startIngest(b, store)
 	addr := srv.Listener.Addr().String()
+	cost := meterCost(b, "self")
+	commits := store.w.Load().commits.Load()
 	postEnvelopes(b, addr, "42", testKey, bodies, ids, 0)
 	b.StopTimer()
+	cost()
+	b.ReportMetric(float64(b.N)/float64(store.w.Load().commits.Load()-commits), "events/commit")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(size/len(bodies)), "envelope_bytes")
 	if n := store.eventCount(b); n != int64(b.N) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	json "github.com/segmentio/encoding/json"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -134,6 +135,9 @@ type writer struct {
 	tagsDelay time.Duration
 	// unchecked is what was written since retention last looked at the size.
 	unchecked int64
+	// commits counts the transactions that committed events (the ingest benchmarks
+	// report events per commit: how well group commit batches).
+	commits atomic.Int64
 }
 
 // issueState is what the writer needs of an issue row.
@@ -439,6 +443,9 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 	err := w.failed
 	if err == nil {
 		err = w.write(events)
+		if err == nil {
+			w.commits.Add(1)
+		}
 		if err != nil && isFatalWriteError(err) {
 			w.failed = err
 			w.s.logger.Error("local store: a write failed; refusing further writes until restart", "error", err.Error())
