@@ -46,13 +46,21 @@ func getPage(t testing.TB, method, url, host string) (*http.Response, string) {
 
 // plantPayloads sends, through sentry-go and as a raw envelope (for frames, which
 // sentry-go takes from the real stack), text that would run script, change markup
-// or reorder what is shown if the page let it through.
-func plantPayloads(t *testing.T, dsn, base string) {
+// or reorder what is shown if the page let it through. at is the events' time (zero:
+// now).
+func plantPayloads(t *testing.T, dsn string, at time.Time) {
 	t.Helper()
+	if at.IsZero() {
+		at = time.Now()
+	}
 	hub := newTestHub(t, dsn, "prod<script>document.body.dataset.pwned='env'</script>", func(s *sentry.Scope) {
 		s.SetTag("evil", `"><img src=x onerror="document.body.dataset.pwned='tag'">`)
 		s.SetTag("bidi", "safe\u202Eexe.txt")
 		s.SetUser(sentry.User{ID: "<b>u</b>"})
+		s.AddEventProcessor(func(e *sentry.Event, _ *sentry.EventHint) *sentry.Event {
+			e.Timestamp = at
+			return e
+		})
 	})
 	hub.CaptureMessage("<script>document.body.dataset.pwned='message'</script> and \u202Egnp.exe")
 	hub.CaptureException(fmt.Errorf("<img src=x onerror=\"document.body.dataset.pwned='exception'\">\u2066hidden\u2069"))
@@ -61,6 +69,7 @@ func plantPayloads(t *testing.T, dsn, base string) {
 	}
 	ev := testEvent(hexID(777), "<svg onload=\"document.body.dataset.pwned='type'\">", "value</pre><script>document.body.dataset.pwned='value'</script>",
 		"fn<script>document.body.dataset.pwned='frame'</script>\u202E", map[string]string{"k<script>": "<script>document.body.dataset.pwned='tagvalue'</script>"})
+	ev = strings.Replace(ev, "2026-01-01T00:00:00Z", at.UTC().Format(time.RFC3339), 1)
 	u := strings.Replace(dsn, testKey+"@", "", 1)
 	u = strings.Replace(u, "/42", "/api/42/envelope/", 1)
 	if code, body := postEnvelope(t, u, envelopeOf(hexID(777), [2]string{"event", ev}), nil); code != http.StatusOK {
@@ -76,7 +85,7 @@ func TestPageEscapesEventText(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
 	base, dsn := startPage(t, store, PageConfig{})
-	plantPayloads(t, dsn, base)
+	plantPayloads(t, dsn, time.Time{})
 
 	pages := []string{"/", "/?q=" + "%3Cscript%3E%E2%80%AE", "/setup"}
 	ids := map[string]bool{}
