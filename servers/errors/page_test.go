@@ -126,7 +126,7 @@ func TestPageEscapesEventText(t *testing.T) {
 func TestPageHeadersMethodsAndHosts(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	base, dsn := startPage(t, store, PageConfig{Hosts: []string{"errors.test"}})
+	base, dsn := startPage(t, store, PageConfig{Hosts: []string{"errors.test"}, DSN: "http://k3y@127.0.0.1:8970/1"})
 	hub := newTestHub(t, dsn, "production", nil)
 	chargeCard(hub)
 	hub.Flush(10 * time.Second)
@@ -161,8 +161,10 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 		if csp := resp.Header.Get("Content-Security-Policy"); page && csp != pageCSP {
 			t.Errorf("%s %s: Content-Security-Policy %q", c.method, c.path, csp)
 		}
-		if page && resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-			t.Errorf("%s %s: no nosniff", c.method, c.path)
+		for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
+			if got := resp.Header.Get(k); page && got != v {
+				t.Errorf("%s %s: %s %q, want %q", c.method, c.path, k, got, v)
+			}
 		}
 		if c.status == 405 && page && resp.Header.Get("Allow") != "GET, HEAD" {
 			t.Errorf("%s %s: Allow %q", c.method, c.path, resp.Header.Get("Allow"))
@@ -172,6 +174,10 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 	code, body := postEnvelope(t, base+"/api/42/envelope/", envelopeOf(hexID(5), [2]string{"event", testEvent(hexID(5), "E", "v", "f", nil)}), nil)
 	if code != 200 {
 		t.Errorf("envelope through the page's handler: %d %s", code, body)
+	}
+	// The setup page gives the DSN of each project that sent events.
+	if _, setup := getPage(t, "GET", base+"/setup", ""); !strings.Contains(setup, "http://k3y@127.0.0.1:8970/42") {
+		t.Errorf("/setup lacks project 42's DSN:\n%s", setup)
 	}
 	// No inline style or script anywhere: the CSP would refuse them.
 	_, list := getPage(t, "GET", base+"/", "")
