@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/mcpkit/reference/pkg/mcpkit.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test test-go npm conformance bench tokens lint fmt tidy clean images dist package release-prepare release-verify release-tag
+.PHONY: all build test test-go npm conformance bench tokens lint fmt tidy clean images dist package release-prepare release-verify release-tag errors-screenshot
 
 all: build
 
@@ -109,6 +109,12 @@ bench:
 	for d in $(MODULES); do (cd $$d && BENCH_SUMMARY=$$summary go test -run '^$$' -bench . -benchmem ./...) || exit 1; done; \
 	BENCH_SUMMARY=$$summary go run ./bench/coldstart -runs 7 || exit 1; \
 	echo; echo "==== ratios, each with the machine's load average (1 min) when it was measured ===="; cat $$summary
+
+## errors-screenshot: the picture of the errors collector's page in its README
+## (servers/errors/docs/page.png): the collector built from this tree, the checkout
+## example's night sent by sentry-go, the checkout issue in headless Chromium
+errors-screenshot:
+	@servers/errors/docs/screenshot.sh
 
 ## lint: gofmt and go vet on every module
 lint:

@@ -79,12 +79,18 @@ type SearchIssuesInput struct {
 	Project      []string `json:"project,omitempty" jsonschema_description:"Ids or slugs (list_projects)"`
 	Limit        int      `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
 	Cursor       string   `json:"cursor,omitempty"`
+	// page is set by the browser page (page.go), never by a client: text is marked
+	// for a person rather than cleaned for a model (see viewer.page).
+	page bool
 }
 
 // GetIssueInput names one issue.
 type GetIssueInput struct {
 	Organization string `json:"organization,omitempty"`
 	IssueID      string `json:"issueId"`
+	// page is set by the browser page (page.go), never by a client: text is marked
+	// for a person rather than cleaned for a model (see viewer.page).
+	page bool
 }
 
 // GetEventInput names one event of an issue.
@@ -99,6 +105,8 @@ type GetEventInput struct {
 	// (never by a client: the field is not part of the input schema). Backends pass
 	// the input to resolveViewOptions, which hands them to the view layer.
 	codes *codeMap
+	// page: for the browser page (see SearchIssuesInput.page).
+	page bool
 }
 
 // ListIssueEventsInput pages through an issue's events.
@@ -107,6 +115,9 @@ type ListIssueEventsInput struct {
 	IssueID      string `json:"issueId"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
 	Cursor       string `json:"cursor,omitempty"`
+	// page is set by the browser page (page.go), never by a client: text is marked
+	// for a person rather than cleaned for a model (see viewer.page).
+	page bool
 }
 
 // GetTagValuesInput names one tag of an issue.

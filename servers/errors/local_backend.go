@@ -174,7 +174,7 @@ LIMIT ? OFFSET ?`
 	}
 	defer rows.Close()
 	out := &IssueList{Issues: []Issue{}, Notice: s.notice(ctx)}
-	v := &viewer{}
+	v := &viewer{page: in.page}
 	total := 0
 	for rows.Next() {
 		var r issueRow
@@ -426,7 +426,7 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 	users, _ := tags.key("user")
 	is.users = users.uniq
 	keys := tags.keys
-	v := &viewer{}
+	v := &viewer{page: in.page}
 	out := &IssueDetail{Issue: viewLocalIssue(v, is), Notice: s.notice(ctx)}
 	rank := func(k string) int {
 		for i, p := range priorityTags {
@@ -541,7 +541,7 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 		return nil, queryFailed("list issue events", err)
 	}
 	defer rows.Close()
-	v := &viewer{}
+	v := &viewer{page: in.page}
 	out := &EventList{Events: []EventSummary{}, Notice: s.notice(ctx)}
 	var lastTS, lastRow int64
 	more := false

@@ -49,11 +49,22 @@ type viewer struct {
 	// with a file, for the notice on how to add a code mapping.
 	mapped     int
 	firstFrame *frameData
+	// page: the text is for the browser page (page.go), not a model: hidden
+	// characters are shown as visible escapes (markHidden) instead of dropped, so a
+	// person sees that an event carried them, and a mapped frame keeps the file the
+	// SDK reported beside its local path.
+	page bool
 }
 
 // text strips invisible and bidirectional characters and caps s at max bytes.
 func (v *viewer) text(s string, max int) string {
-	out, cut := mcpkit.CleanText(s, max)
+	var out string
+	var cut bool
+	if v.page {
+		out, cut = mcpkit.TruncateText(markHidden(s), max)
+	} else {
+		out, cut = mcpkit.CleanText(s, max)
+	}
 	if cut {
 		v.textCut = true
 	}
@@ -119,11 +130,13 @@ type viewOptions struct {
 	// codes are the code mappings and in-app prefixes (nil: none), passed from the
 	// server's configuration through GetEventInput.
 	codes *codeMap
+	// page: rendered for the browser page (see viewer.page).
+	page bool
 }
 
 // resolveViewOptions validates GetEventInput's caps and applies defaults.
 func resolveViewOptions(in GetEventInput) (viewOptions, error) {
-	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs, codes: in.codes}
+	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs, codes: in.codes, page: in.page}
 	if o.MaxFrames < 0 || o.MaxFrames > MaxFrames {
 		return o, fmt.Errorf("%w: maxFrames %d is out of range: give 1 to %d (0 means %d)", ErrInvalidInput, o.MaxFrames, MaxFrames, DefaultMaxFrames)
 	}
@@ -141,7 +154,7 @@ func resolveViewOptions(in GetEventInput) (viewOptions, error) {
 
 // viewEvent builds the tool result for one event.
 func viewEvent(e *eventData, opt viewOptions) *Event {
-	v := &viewer{codes: opt.codes}
+	v := &viewer{codes: opt.codes, page: opt.page}
 	out := &Event{
 		ID:          v.text(e.ID, capName),
 		IssueID:     v.text(e.IssueID, capName),
@@ -306,7 +319,10 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 		}
 		if p := v.codes.localPath(f); p != "" {
 			// The local path says everything the build path did.
-			fr.Path, fr.File = v.text(p, capName*2), ""
+			fr.Path = v.text(p, capName*2)
+			if !v.page {
+				fr.File = ""
+			}
 			v.mapped++
 		} else if r := v.codes.repoPath(f); r != "" {
 			fr.Repo = v.text(r, capName*2)

@@ -43,6 +43,7 @@ var flagEnv = map[string]string{
 	"in-app":       "ERRORS_IN_APP",
 	"ingest-only":  "ERRORS_INGEST_ONLY",
 	"spotlight":    "ERRORS_SPOTLIGHT_ADDR",
+	"page":         "ERRORS_PAGE",
 }
 
 // flags are this server's own settings, as given (flag, else environment, else
@@ -54,6 +55,7 @@ type flags struct {
 	inApp                                     listFlag
 	ingestOnly                                bool
 	spotlight                                 string
+	page                                      bool
 	installService                            bool
 }
 
@@ -122,6 +124,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.Var(&f.inApp, "in-app", help("in-app", "`PREFIX` of the modules or files of the application's own code, such as example.com/shop; repeatable, or a list separated by commas or semicolons (default: the stack roots of --code-mapping, else the SDK's in_app)"))
 	fs.BoolVar(&f.ingestOnly, "ingest-only", false, help("ingest-only", "local: run as the collector: receive events (and keep them) without serving MCP, until stopped; MCP servers started on the same --data read what it stores"))
 	fs.StringVar(&f.spotlight, "spotlight", "", help("spotlight", "local: also take what SDKs send with their spotlight option on (POST /stream) on this address; default "+defaultSpotlightAddr+" with --ingest-only, else off; off disables"))
+	fs.BoolVar(&f.page, "page", true, help("page", "local: serve a read-only page of the stored issues for a browser on the ingest address (and the Spotlight address), such as http://127.0.0.1:8970/; it answers to loopback host names only"))
 	fs.BoolVar(&f.installService, "install-service", false, "write a per-user service that runs this binary as the collector (a systemd user unit on Linux, a launchd agent on macOS) with the local flags given, and print the command that starts it")
 	return f
 }
@@ -141,7 +144,7 @@ func (f *flags) backendKind(fs *flag.FlagSet, token string) (string, error) {
 	var wrong []string
 	switch kind {
 	case backendSentry:
-		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "install-service"} {
+		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "page", "install-service"} {
 			if given[n] {
 				wrong = append(wrong, "--"+n)
 			}
@@ -176,6 +179,10 @@ type localSettings struct {
 	maxAge     time.Duration
 	ingestOnly bool
 	spotlight  string // "": no Spotlight endpoint
+	page       bool   // serve the page on the ingest listeners
+	// codeMappings and inApp are the server's, for the page's frames.
+	codeMappings []errorserver.CodeMapping
+	inApp        []string
 }
 
 func (f *flags) localSettings(getenv func(string) string) (localSettings, error) {
@@ -188,6 +195,7 @@ func (f *flags) localSettings(getenv func(string) string) (localSettings, error)
 		return ls, err
 	}
 	ls.ingestOnly = f.ingestOnly
+	ls.page, ls.codeMappings, ls.inApp = f.page, f.codeMappings, f.inApp
 	switch sp := strings.TrimSpace(f.spotlight); strings.ToLower(sp) {
 	case "":
 		if f.ingestOnly {

@@ -224,16 +224,61 @@ func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, lo
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 		logger.Info("local store: the ingest endpoint listens on every interface; applications elsewhere use this host's name or address in the DSN instead of localhost")
 	}
-	r.serve(ln, r.store, logger)
+	var sl net.Listener
 	if ls.spotlight != "" {
-		if sl, err := net.Listen("tcp", ls.spotlight); err != nil {
+		var err error
+		if sl, err = net.Listen("tcp", ls.spotlight); err != nil {
 			// Spotlight itself may be running: the DSN endpoint above still works.
 			logger.Warn("local store: the Spotlight endpoint could not listen (is Spotlight running?); SDKs with spotlight on send there", "addr", ls.spotlight, "error", err.Error())
+			sl = nil
 		} else {
 			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
-			r.serve(sl, r.store, logger)
 		}
 	}
+	handler := r.store.IngestHandler()
+	if ls.page {
+		handler = r.store.PageHandler(pageConfig(ls, dsn, ln, sl, logger), handler)
+		logger.Info("local store: the stored issues are on a page for your browser", "page", pageURL(ln.Addr()))
+		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+			logger.Warn("local store: the page listens beyond loopback: anyone who reaches this address and sends Host: localhost reads the stored errors; keep the port on loopback or start with --page=false")
+		}
+	}
+	r.serve(ln, handler, logger)
+	if sl != nil {
+		r.serve(sl, handler, logger)
+	}
+}
+
+// pageConfig is the page's configuration: the DSN, the Spotlight endpoint, the code
+// mappings, and the listeners' own addresses as host names it answers to besides
+// the loopback names.
+func pageConfig(ls localSettings, dsn string, ln, sl net.Listener, logger *slog.Logger) errorserver.PageConfig {
+	cfg := errorserver.PageConfig{DSN: dsn, CodeMappings: ls.codeMappings, InApp: ls.inApp, Logger: logger}
+	for _, l := range []net.Listener{ln, sl} {
+		if l == nil {
+			continue
+		}
+		if tcp, ok := l.Addr().(*net.TCPAddr); ok && !tcp.IP.IsUnspecified() {
+			cfg.Hosts = append(cfg.Hosts, tcp.IP.String())
+		}
+	}
+	if sl != nil {
+		cfg.SpotlightURL = "http://" + sl.Addr().String() + "/stream"
+	}
+	return cfg
+}
+
+// pageURL is the page's address for the log: a wildcard listen address becomes
+// localhost, where a browser on this machine opens it.
+func pageURL(addr net.Addr) string {
+	host, port := "localhost", ""
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		port = fmt.Sprint(tcp.Port)
+		if !tcp.IP.IsUnspecified() {
+			host = tcp.IP.String()
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
 // takeOver runs in a process that only reads: when the process that ingested exits
@@ -279,9 +324,9 @@ func (r *localRun) takeOver(ls localSettings, key string, logger *slog.Logger) {
 	}
 }
 
-func (r *localRun) serve(ln net.Listener, store *errorserver.LocalStore, logger *slog.Logger) {
+func (r *localRun) serve(ln net.Listener, handler http.Handler, logger *slog.Logger) {
 	srv := &http.Server{
-		Handler:           store.IngestHandler(),
+		Handler:           handler,
 		ReadHeaderTimeout: ingestReadHeaderTimeout,
 		ReadTimeout:       ingestReadTimeout,
 		WriteTimeout:      ingestWriteTimeout,

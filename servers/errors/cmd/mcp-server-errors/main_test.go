@@ -671,6 +671,15 @@ func TestCollectorAndReaders(t *testing.T) {
 		}
 	}
 
+	// The collector's page lists both, on the ingest address and on the Spotlight
+	// address (where Spotlight users open it).
+	for _, base := range []string{"http://" + mustHost(dsn), strings.TrimSuffix(spotlight, "/stream")} {
+		status, page := getText(t, "GET", base+"/")
+		if status != http.StatusOK || !strings.Contains(page, "sent to the collector") || !strings.Contains(page, "sent to spotlight") {
+			t.Errorf("GET %s/: %d; want both events listed\n%s", base, status, page)
+		}
+	}
+
 	// A second collector waits for the first to exit (until it is stopped itself).
 	secondCtx, stopSecond := context.WithCancel(context.Background())
 	secondLog := &syncBuffer{}
@@ -778,4 +787,12 @@ func TestCollectorWaitsForTheDirectory(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("collector: %v", err)
 	}
+}
+
+func mustHost(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		panic(err)
+	}
+	return u.Host
 }

@@ -26,7 +26,7 @@ const (
 
 // serviceFlags are the settings carried into the service's command line when they
 // differ from their defaults (given as flags or through their environment variables).
-var serviceFlags = []string{"data", "ingest", "dsn-key", "max-bytes", "max-age", "spotlight"}
+var serviceFlags = []string{"data", "ingest", "dsn-key", "max-bytes", "max-age", "spotlight", "page"}
 
 // serviceArgs is the collector's command line: this binary, --ingest-only and the
 // local settings that differ from their defaults (the data directory made absolute).
@@ -44,6 +44,10 @@ func serviceArgs(fs *flag.FlagSet, exe string) ([]string, error) {
 				return nil, fmt.Errorf("--data %q: %w", v, err)
 			}
 			v = abs
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			args = append(args, "--"+name+"="+v) // a bool flag takes no separate value
+			continue
 		}
 		args = append(args, "--"+name, v)
 	}

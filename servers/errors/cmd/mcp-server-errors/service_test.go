@@ -80,14 +80,14 @@ func parseServiceFlags(t *testing.T, args []string, environ map[string]string) *
 func TestServiceFiles(t *testing.T) {
 	home := t.TempDir()
 	data := filepath.Join(t.TempDir(), "my events 100%")
-	environ := map[string]string{"HOME": home, "ERRORS_MAX_AGE": "2w"}
+	environ := map[string]string{"HOME": home, "ERRORS_MAX_AGE": "2w", "ERRORS_PAGE": "false"}
 	fs := parseServiceFlags(t, []string{"--install-service", "--data", data, "--ingest", "127.0.0.1:8971"}, environ)
 	exe, _ := os.Executable()
 	args, err := serviceArgs(fs, exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{exe, "--ingest-only", "--data", data, "--ingest", "127.0.0.1:8971", "--max-age", "2w"}
+	want := []string{exe, "--ingest-only", "--data", data, "--ingest", "127.0.0.1:8971", "--max-age", "2w", "--page=false"}
 	if d := cmp.Diff(want, args); d != "" {
 		t.Fatalf("collector command line (-want +got):\n%s", d)
 	}
