@@ -38,9 +38,6 @@ func TestPageOnTheIngestAddress(t *testing.T) {
 		dsn := r.dsn(t)
 		u, _ := url.Parse(dsn)
 		base := "http://" + u.Host
-		if got := strings.Contains(r.stderr.String(), "page="+base+"/"); got != on {
-			t.Errorf("--page=%v: the page's address logged: %v\n%s", on, got, r.stderr.String())
-		}
 		client, err := sentry.NewClient(sentry.ClientOptions{Dsn: dsn, Transport: sentry.NewHTTPSyncTransport()})
 		if err != nil {
 			t.Fatal(err)
@@ -56,6 +53,11 @@ func TestPageOnTheIngestAddress(t *testing.T) {
 		}
 		if status, _ := getText(t, "POST", base+"/"); on && status != 405 {
 			t.Errorf("POST / with the page on: %d, want 405", status)
+		}
+		// Checked once the listener answered: the line is logged before it serves (the
+		// DSN line, which start waits for, comes earlier).
+		if got := strings.Contains(r.stderr.String(), "page="+base+"/"); got != on {
+			t.Errorf("--page=%v: the page's address logged: %v\n%s", on, got, r.stderr.String())
 		}
 	}
 }
