@@ -260,7 +260,7 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 	for i := 1; i <= 60; i++ {
 		lines = append(lines, fmt.Sprintf("// line %d", i))
 	}
-	lines[53] = "\treturn usdCents * 100 / centsPerUnit[currency] // \u202E trojan"
+	lines[52] = "\treturn usdCents * 100 / centsPerUnit[currency] // \u202E trojan"
 	os.WriteFile(filepath.Join(src, "payment.go"), []byte(strings.Join(lines, "\n")), 0o644)
 	outside := filepath.Join(t.TempDir(), "secret.go")
 	os.WriteFile(outside, []byte(strings.Repeat("TOP SECRET\n", 60)), 0o644)
@@ -274,7 +274,7 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 		return map[string]any{"function": "convert", "module": "example.com/shop/checkout", "filename": file, "abs_path": file, "lineno": line, "in_app": true}
 	}
 	for i, frames := range [][]any{
-		{frame("example.com/shop/checkout/payment.go", 54)},
+		{frame("example.com/shop/checkout/payment.go", 53)},
 		{frame("example.com/shop/checkout/link.go", 5)},
 		{frame("example.com/shop/../../../etc/passwd", 1)},
 	} {
@@ -286,8 +286,8 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 	}
 	_, page := getPage(t, "GET", base+"/issues/"+store.issueOfEvent(t, hexID(100)), "")
 	for _, want := range []string{
-		"local file <code>" + filepath.Join(src, "payment.go") + ":54</code>",
-		`<span class="line current"><span class="ln">54</span>	return usdCents * 100 / centsPerUnit[currency] // ⟨U+202E⟩ trojan</span>`,
+		"local file <code>" + filepath.Join(src, "payment.go") + ":53</code>",
+		`<span class="line current"><span class="ln">53</span>	return usdCents * 100 / centsPerUnit[currency] // ⟨U+202E⟩ trojan</span>`,
 		"lines read from the local file now",
 	} {
 		if !strings.Contains(html.UnescapeString(page), want) {

@@ -1,6 +1,5 @@
-// Package checkout turns a cart into a payment: it prices the items from the
-// catalog, converts the total into the currency the customer picked, and asks
-// the payment provider to charge it.
+// Package checkout turns a cart into a payment: it prices the items from the catalog,
+// converts the total into the customer's currency and asks the provider to charge it.
 package checkout
 
 import (
