@@ -88,17 +88,15 @@ func (v *viewer) countedTagValue(key, value string, count int64, first, last tim
 	return TagValue{Value: v.tagValue(key, value), Count: count, FirstSeen: fmtTime(first), LastSeen: fmtTime(last)}
 }
 
-// jsonText renders a decoded JSON value (already redacted) compactly for display.
+// jsonText renders a decoded JSON value (already redacted) compactly for display,
+// with mcpkit's one JSON encoding: <, > and & stay as they are (the page escapes its
+// text through html/template).
 func (v *viewer) jsonText(x any, max int) string {
-	if s, ok := x.(string); ok {
-		b, _ := json.Marshal(s)
-		return v.text(string(b), max)
-	}
-	b, err := json.Marshal(x)
+	s, err := mcpkit.JSONText(x)
 	if err != nil {
 		return v.text(fmt.Sprint(x), max)
 	}
-	return v.text(string(b), max)
+	return v.text(s, max)
 }
 
 func (v *viewer) finish(t *mcpkit.Truncation) {
