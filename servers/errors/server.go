@@ -1,6 +1,7 @@
 package errorserver
 
 import (
+	_ "embed"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -36,6 +37,14 @@ type Config struct {
 // a write tool added one day cannot be reached without it.
 var writeScope = mcpkit.WriteScope("errors")
 
+// inputSchemas are the tools' input schemas generated ahead of time from their Go
+// types, so a start does not generate them by reflection. TestInputSchemas fails when
+// they differ from what the types give; `go generate` rewrites the file.
+//
+//go:generate go test -run ^TestInputSchemas$ -update .
+//go:embed input_schemas.json
+var inputSchemas []byte
+
 // New builds the MCP server over backend: six read-only tools, one resource per issue
 // (errors://issues/{issueId}, the most recent issues listed) and the triage_issue
 // prompt. Nothing this server exposes writes: the server is created ReadOnly, so no
@@ -51,6 +60,7 @@ func New(cfg Config, backend Backend) *mcpkit.Server {
 		ReadOnly:     true,
 		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
+		InputSchemas: inputSchemas,
 	})
 	_, remote := backend.(*SentryBackend)
 	pb := newPresenter(cfg, backend)
