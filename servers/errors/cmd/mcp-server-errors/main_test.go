@@ -822,3 +822,13 @@ func TestStoreOpensInTheBackground(t *testing.T) {
 		t.Fatal("the server did not stop after its store failed to open")
 	}
 }
+
+// TestValidDSNKey: the key check is ^[A-Za-z0-9._~-]{1,128}$, written as a loop.
+func TestValidDSNKey(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+	for _, k := range []string{"", "a", "A9._~-", strings.Repeat("k", 128), strings.Repeat("k", 129), "a b", "a@b", "a/b", "é", "a\n", "\na", "key%", "0123456789abcdef0123456789abcdef"} {
+		if got, want := validDSNKey(k), re.MatchString(k); got != want {
+			t.Errorf("validDSNKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
