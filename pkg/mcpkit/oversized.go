@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"sync"
 )
 
 // A message over the size limit is not decoded, but its caller still deserves an
@@ -58,11 +59,13 @@ func idFromHead(head []byte) (ID, bool) {
 // tailID matches an id that is the last member of the top-level object: its value is
 // followed by the object's one closing brace and nothing else, so an "id" inside the
 // params (followed by at least two braces) or inside a string (escaped quotes) cannot
-// match.
-var tailID = regexp.MustCompile(`[{,]\s*"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)
+// match. Compiled on first use (an oversized message), not at every start.
+var tailID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[{,]\s*"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)
+})
 
 func idFromTail(tail []byte) (ID, bool) {
-	m := tailID.FindSubmatch(tail)
+	m := tailID().FindSubmatch(tail)
 	if m == nil {
 		return ID{}, false
 	}

@@ -158,6 +158,41 @@ type metaFields struct {
 	Tracestate         json.RawMessage `json:"tracestate"`
 }
 
+// metaKeys are metaFields' json names, for the fast path's case-folding check.
+var metaKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel, "progressToken", "traceparent", "tracestate"}
+
+// splitFast fills f from raw as json.Unmarshal would, without encoding/json's
+// reflection (building its field cache was most of the first request's parse); it
+// reports false, leaving the slow path to decide, for invalid JSON, a key with an
+// escape, or a key that matches a field only case-insensitively.
+func (f *metaFields) splitFast(raw []byte) bool {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return false
+	}
+	return splitObject(raw, func(key, value []byte) bool {
+		value = value[:len(value):len(value)] // shares raw, which no one changes
+		switch string(key) {
+		case metaProtocolVersion:
+			f.ProtocolVersion = value
+		case metaClientCapabilities:
+			f.ClientCapabilities = value
+		case metaClientInfo:
+			f.ClientInfo = value
+		case metaLogLevel:
+			f.LogLevel = value
+		case "progressToken":
+			f.ProgressToken = value
+		case "traceparent":
+			f.Traceparent = value
+		case "tracestate":
+			f.Tracestate = value
+		default:
+			return !foldsTo(key, metaKeys)
+		}
+		return true
+	})
+}
+
 // parseMeta reads params._meta. It reports missing required fields only when the
 // request is modern; the caller decides.
 func parseMeta(msg *message) (RequestMeta, *Error) {
@@ -190,8 +225,11 @@ func parseMetaObject(raw json.RawMessage) (RequestMeta, *Error) {
 	var m RequestMeta
 	m.Raw = raw
 	var f metaFields
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return m, InvalidParams("invalid _meta: %s", describeJSONError(err))
+	if !f.splitFast(raw) {
+		f = metaFields{}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return m, InvalidParams("invalid _meta: %s", describeJSONError(err))
+		}
 	}
 	if v := f.ProtocolVersion; v != nil {
 		m.hasVersion = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Resource describes a resource a client can read.
@@ -46,7 +47,7 @@ type registeredResource struct {
 
 type registeredTemplate struct {
 	tmpl    ResourceTemplate
-	match   *regexp.Regexp
+	match   func() *regexp.Regexp // compiled on the first read through a template
 	names   []string
 	handler ResourceHandler
 }
@@ -82,8 +83,10 @@ func (s *Server) SetResourceLister(l ResourceLister) {
 }
 
 // compileTemplate turns an RFC 6570 template into a matcher: {var} matches one path
-// segment, {+var} and {/var*}-style reserved expansions match the rest.
-func compileTemplate(t string) (*regexp.Regexp, []string) {
+// segment, {+var} and {/var*}-style reserved expansions match the rest. The regular
+// expression (quoted literals and fixed groups, so always valid) is compiled on first
+// use, not at registration: most starts read no resource.
+func compileTemplate(t string) (func() *regexp.Regexp, []string) {
 	var b strings.Builder
 	var names []string
 	b.WriteString("^")
@@ -110,7 +113,8 @@ func compileTemplate(t string) (*regexp.Regexp, []string) {
 		b.WriteString(pattern)
 	}
 	b.WriteString("$")
-	return regexp.MustCompile(b.String()), names
+	expr := b.String()
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }), names
 }
 
 type listResourcesResult struct {
@@ -227,7 +231,7 @@ func (s *Server) resourceHandler(uri string) (ResourceHandler, map[string]string
 		return r.handler, nil
 	}
 	for _, t := range s.templates.all() {
-		m := t.match.FindStringSubmatch(uri)
+		m := t.match().FindStringSubmatch(uri)
 		if m == nil {
 			continue
 		}

@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,8 +78,12 @@ func SchemaFor[T any]() json.RawMessage {
 // more of the same kind) itself: a general validator costs a server milliseconds of
 // package initialisation at every start and re-scans each call's arguments. A schema
 // with any other assertion keyword needs [ServerOptions.SchemaCompiler]
-// (pkg/mcpkit/schemafull is a complete one); without it registration panics, so no
-// keyword is ever silently ignored.
+// (pkg/mcpkit/schemafull is a complete one); without it, no keyword is ever silently
+// ignored: a schema the server wrote itself panics at registration, and one mcpkit
+// generated (from struct tags such as jsonschema_extras) fails its tool's first call
+// with an internal error and fails [Server.CheckTools], which mcpkittest.Connect runs.
+// (A generated schema is compiled on its tool's first call: compiling every tool's at
+// start cost about as much as the rest of a server's start.)
 
 // ArgumentValidator checks one call's arguments (a JSON object) and returns "" when
 // they are valid, or a message naming every problem by field.
@@ -104,4 +109,37 @@ func (s *Server) compileArguments(schema json.RawMessage) (ArgumentValidator, er
 		return s.opts.SchemaCompiler(schema)
 	}
 	return nil, err
+}
+
+// GeneratedInputSchemas returns, by tool name, the input schema mcpkit generates by
+// reflection from the Go input type of each typed tool registered without an
+// InputSchema of its own, whether or not ServerOptions.InputSchemas supplied it: what
+// that table must hold (mcpkittest.InputSchemas checks and writes it).
+func (s *Server) GeneratedInputSchemas() map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, rt := range s.tools.all() {
+		if rt.generate != nil {
+			out[rt.tool.Name] = rt.generate()
+		}
+	}
+	return out
+}
+
+// CheckTools compiles the argument validator of every registered tool now (a tool
+// whose schema mcpkit generated compiles on its first call otherwise) and returns the
+// first failure: a test's way to find a schema nothing validates before a client does.
+// It also reports a tool whose schema ServerOptions.InputSchemas supplied that differs
+// from what reflection generates.
+func (s *Server) CheckTools() error {
+	for _, rt := range s.tools.all() {
+		if _, err := rt.validator(s); err != nil {
+			return err
+		}
+		if rt.generate != nil {
+			if sc, ok := s.inputSchemas[rt.tool.Name]; ok && !bytes.Equal(sc, rt.generate()) {
+				return fmt.Errorf("mcpkit: tool %q: its schema in ServerOptions.InputSchemas differs from the one generated from its Go input type: regenerate the table (mcpkittest.InputSchemas with -update)", rt.tool.Name)
+			}
+		}
+	}
+	return nil
 }

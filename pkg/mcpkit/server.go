@@ -32,7 +32,9 @@ type ServerOptions struct {
 	// SchemaCompiler validates the arguments of tools whose input schema uses JSON
 	// Schema keywords beyond those mcpkit checks itself (see internal/argschema): $ref,
 	// if/then/else, patternProperties and the like. schemafull.Compile is a complete
-	// one. Without it such a tool panics at registration rather than go unchecked.
+	// one. Without it such a tool panics at registration (a schema the server wrote)
+	// or fails its first call and Server.CheckTools (one mcpkit generated) rather
+	// than go unchecked.
 	SchemaCompiler SchemaCompiler
 	// StateKey signs the requestState of multi-round-trip requests. Every instance
 	// behind one load balancer needs the same key; nil picks a random key per process.
@@ -44,6 +46,15 @@ type ServerOptions struct {
 	// guard of this process (NewReplayGuard). Instances behind one load balancer can
 	// share one to refuse a replay sent to another instance as well.
 	ReplayGuard ReplayGuard
+	// InputSchemas are the input schemas of the server's typed tools generated ahead of
+	// time: a JSON object from tool name to schema, as mcpkittest.InputSchemas writes
+	// it (a file the server embeds with //go:embed). [AddTool] takes a tool's schema
+	// from it instead of generating it from the Go input type by reflection, most of
+	// a server's start otherwise; a tool it lacks is generated as before. It must be
+	// what reflection gives: mcpkittest.InputSchemas fails the server's tests when an
+	// entry differs or is missing, and rewrites the file with -update. The JSON is
+	// trusted (it is the server's own); an entry must be a compact JSON object.
+	InputSchemas []byte
 	// OutputSchemas publishes each tool's output schema in tools/list, and then every
 	// typed tool's result carries its structuredContent as the schema says (the spec
 	// requires it of a tool with an output schema). Off by default, the one policy of
@@ -140,6 +151,9 @@ type Server struct {
 	// SetStateKey); otherwise serve.Serve may take one from the environment.
 	stateKeySet bool
 
+	// inputSchemas is ServerOptions.InputSchemas by tool name (values share its bytes).
+	inputSchemas map[string]json.RawMessage
+
 	// live is set once the server has begun serving; registry changes after that notify.
 	live atomic.Bool
 }
@@ -168,6 +182,16 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxConcurrent <= 0 {
 		s.opts.MaxConcurrent = 64
+	}
+	if len(s.opts.InputSchemas) > 0 {
+		s.inputSchemas = map[string]json.RawMessage{}
+		ok := splitObject(s.opts.InputSchemas, func(key, value []byte) bool {
+			s.inputSchemas[string(key)] = value[:len(value):len(value)]
+			return true
+		})
+		if !ok {
+			panic("mcpkit: ServerOptions.InputSchemas is not a JSON object of tool names to schemas")
+		}
 	}
 	s.tasks = newTaskManager(s, &s.opts)
 	s.replay = s.opts.ReplayGuard

@@ -1,12 +1,14 @@
 package mcpkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 )
 
 // Tool describes a tool. [AddTool] fills InputSchema and OutputSchema from the handler's
@@ -69,10 +71,34 @@ type RawToolHandler func(ctx context.Context, req *Request, args json.RawMessage
 
 type registeredTool struct {
 	tool      Tool
-	validate  ArgumentValidator
 	handler   RawToolHandler
 	headers   map[string]string // argument name -> Mcp-Param header suffix (x-mcp-header)
 	objectOut bool              // structuredContent is a JSON object (legacy-safe)
+	// generate is the input schema generated from the handler's Go input type, for a
+	// typed tool whose schema mcpkit supplies (nil otherwise): what
+	// [Server.GeneratedInputSchemas] reports, and what ServerOptions.InputSchemas is
+	// checked against.
+	generate func() json.RawMessage
+
+	// The argument validator is compiled on the tool's first call for a schema mcpkit
+	// generated (or took from ServerOptions.InputSchemas), at registration for one the
+	// server wrote itself (see addTool).
+	compileOnce sync.Once
+	validate    ArgumentValidator
+	compileErr  error
+}
+
+// validator returns the tool's argument validator, compiling it on first use.
+func (rt *registeredTool) validator(s *Server) (ArgumentValidator, error) {
+	rt.compileOnce.Do(func() {
+		v, err := s.compileArguments(rt.tool.InputSchema)
+		if err != nil {
+			rt.compileErr = fmt.Errorf("mcpkit: tool %q has an invalid input schema: %v", rt.tool.Name, err)
+			return
+		}
+		rt.validate = v
+	})
+	return rt.validate, rt.compileErr
 }
 
 var (
@@ -97,16 +123,28 @@ var (
 // If Out is *CallToolResult, h builds the result itself either way.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tool := *t
+	var generate func() json.RawMessage
 	if len(tool.InputSchema) == 0 {
-		tool.InputSchema = SchemaFor[In]()
+		// The schema generated from In: taken from the server's pre-generated table when
+		// it has the tool (no reflection at start; tests hold the table to what
+		// reflection gives, see ServerOptions.InputSchemas), else generated now.
+		generate = SchemaFor[In]
+		if sc, ok := s.inputSchemas[tool.Name]; ok {
+			tool.InputSchema = sc
+		} else {
+			tool.InputSchema = generate()
+		}
 	}
 	raw := reflect.TypeFor[Out]() == callToolResultType
 	untyped := reflect.TypeFor[Out]() == anyType && len(tool.OutputSchema) == 0
-	if !raw && !untyped && len(tool.OutputSchema) == 0 {
+	if !raw && !untyped && len(tool.OutputSchema) == 0 && s.opts.OutputSchemas {
+		// Generated only to be published: with OutputSchemas off a typed tool's
+		// structuredContent is always an object (see untypedResult), so nothing else
+		// needs it.
 		tool.OutputSchema = SchemaFor[Out]()
 	}
 	typed := !raw && !untyped && s.opts.OutputSchemas
-	s.addTool(tool, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
+	s.addToolGenerated(tool, generate, func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
 			return ToolError("invalid arguments: " + describeJSONError(err)), nil
@@ -135,7 +173,11 @@ func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
 	s.addTool(tool, h)
 }
 
-func (s *Server) addTool(tool Tool, h RawToolHandler) {
+func (s *Server) addTool(tool Tool, h RawToolHandler) { s.addToolGenerated(tool, nil, h) }
+
+// addToolGenerated registers a tool; generate is set when mcpkit supplies the input
+// schema from the handler's Go type (see AddTool).
+func (s *Server) addToolGenerated(tool Tool, generate func() json.RawMessage, h RawToolHandler) {
 	readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
 	if s.opts.ReadOnly && !readOnly {
 		s.logger.Debug("read-only server: not registering tool", "tool", tool.Name)
@@ -144,14 +186,19 @@ func (s *Server) addTool(tool Tool, h RawToolHandler) {
 	if w := s.opts.WriteScope; w != "" && !readOnly && !slices.Contains(tool.Scopes, w) {
 		tool.Scopes = append(slices.Clip(tool.Scopes), w) // the caller's slice stays as it was
 	}
-	rt := &registeredTool{tool: tool, handler: h}
+	rt := &registeredTool{tool: tool, handler: h, generate: generate}
 	rt.objectOut = len(tool.OutputSchema) == 0 || schemaRootIsObject(tool.OutputSchema)
 	if !s.opts.OutputSchemas {
 		rt.tool.OutputSchema = nil // the one output policy: see ServerOptions.OutputSchemas
 	}
-	var err error
-	if rt.validate, err = s.compileArguments(tool.InputSchema); err != nil {
-		panic(fmt.Sprintf("mcpkit: tool %q has an invalid input schema: %v", tool.Name, err))
+	if generate == nil {
+		// A schema the server wrote itself is checked now, so a keyword nothing
+		// validates panics at registration. A generated one compiles on the tool's
+		// first call (most of a start's work otherwise); Server.CheckTools compiles
+		// every one, and mcpkittest does so for every server it connects to.
+		if _, err := rt.validator(s); err != nil {
+			panic(err.Error())
+		}
 	}
 	rt.headers = xMCPHeaders(tool.InputSchema)
 	switch tool.TaskSupport {
@@ -248,7 +295,11 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if err := s.resume(ctx, req, p, args); err != nil {
 		return nil, err
 	}
-	if msg := rt.validate(args); msg != "" {
+	validate, err := rt.validator(s)
+	if err != nil {
+		return nil, err
+	}
+	if msg := validate(args); msg != "" {
 		return ToolError(fmt.Sprintf("invalid arguments for tool %s: %s", p.Name, msg)), nil
 	}
 	if withTasks && rt.tool.TaskSupport != TaskForbidden {
@@ -298,6 +349,9 @@ func (s *Server) toolHeaders(name string) map[string]string {
 
 // xMCPHeaders finds top-level properties marked with x-mcp-header.
 func xMCPHeaders(schema json.RawMessage) map[string]string {
+	if !bytes.Contains(bytes.ToLower(schema), []byte(`"x-mcp-header"`)) {
+		return nil // most schemas: no decoding at registration
+	}
 	var sc struct {
 		Properties map[string]struct {
 			Header string `json:"x-mcp-header"`

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -49,7 +48,7 @@ func (s *LocalStore) IngestHandler() http.Handler {
 	return mux
 }
 
-var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var projectPattern = lazyMustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // knownItemTypes are envelope item types the store recognises and skips; other types
 // are skipped too, but logged as "unknown" rather than by their (untrusted) name.

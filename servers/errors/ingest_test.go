@@ -199,9 +199,9 @@ func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
 		var h [legacyHeaderSize]byte
 		binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
 		binary.LittleEndian.PutUint64(h[8:16], uint64(time.Now().UnixNano()))
-		c := crc32.Update(0, legacyCRC, h[0:4])
-		c = crc32.Update(c, legacyCRC, h[8:16])
-		binary.LittleEndian.PutUint32(h[4:8], crc32.Update(c, legacyCRC, payload))
+		c := crc32.Update(0, legacyCRC(), h[0:4])
+		c = crc32.Update(c, legacyCRC(), h[8:16])
+		binary.LittleEndian.PutUint32(h[4:8], crc32.Update(c, legacyCRC(), payload))
 		lastStart = len(seg)
 		seg = append(append(seg, h[:]...), payload...)
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -151,7 +152,7 @@ func (s *LocalStore) importLegacy() error {
 	return nil
 }
 
-var legacyCRC = crc32.MakeTable(crc32.Castagnoli)
+var legacyCRC = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }) // on first use: only an old log is read with it
 
 // decodeLegacyRecord reads one framed record: [0:4] payload length, [4:8] CRC-32C of
 // bytes 0:4, 8:16 and the payload, [8:16] record time in Unix nanoseconds.
@@ -165,9 +166,9 @@ func decodeLegacyRecord(b []byte) (payload []byte, at time.Time, size int, ok bo
 		return nil, at, 0, false
 	}
 	payload = b[legacyHeaderSize:size]
-	c := crc32.Update(0, legacyCRC, b[0:4])
-	c = crc32.Update(c, legacyCRC, b[8:16])
-	if crc32.Update(c, legacyCRC, payload) != binary.LittleEndian.Uint32(b[4:8]) {
+	c := crc32.Update(0, legacyCRC(), b[0:4])
+	c = crc32.Update(c, legacyCRC(), b[8:16])
+	if crc32.Update(c, legacyCRC(), payload) != binary.LittleEndian.Uint32(b[4:8]) {
 		return nil, at, 0, false
 	}
 	return payload, time.Unix(0, int64(binary.LittleEndian.Uint64(b[8:16]))), size, true

@@ -2,7 +2,6 @@ package errorserver
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +70,7 @@ var isValues = map[string]bool{
 	"for_review": false, "regressed": false, "escalating": false, "muted": false,
 }
 
-var keyPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
+var keyPattern = lazyMustCompile(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
 
 // parseQuery parses a search query into terms, or says what is wrong with it.
 func parseQuery(q string, now time.Time) ([]queryTerm, error) {

@@ -62,6 +62,10 @@ type LocalConfig struct {
 	Logger *slog.Logger
 	// Now is the clock (tests move it). nil: time.Now.
 	Now func() time.Time
+	// Lock is the data directory's ingest lock when the caller took it ahead
+	// (LockIngest); the store keeps it and releases it on Close. nil: OpenLocal takes
+	// it (unless ReadOnly).
+	Lock *IngestLock
 	// countTagsAfter overrides tagsDelay (tests).
 	countTagsAfter time.Duration
 }
@@ -133,7 +137,13 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 	}
 	s := &LocalStore{cfg: cfg, logger: cfg.Logger, now: cfg.Now, keys: keys, path: filepath.Join(cfg.DataDir, DatabaseFile)}
 	start := time.Now()
-	if !cfg.ReadOnly {
+	if cfg.Lock != nil && !cfg.ReadOnly {
+		s.lock, cfg.Lock.f = cfg.Lock.f, nil // the store's from here on
+		if err := checkLegacyUnlocked(cfg.DataDir); err != nil {
+			s.lock.Close()
+			return nil, err
+		}
+	} else if !cfg.ReadOnly {
 		lock, err := lockIngest(cfg.DataDir)
 		if err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package errorserver
 
 import (
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -110,13 +109,13 @@ func foldKey(key string) string {
 // secretInText finds key=value, key: value and "key": "value" pairs with a secret-looking
 // key inside free text (log messages, exception values, bodies). The key alternatives
 // mirror secretKeyParts in their common spellings.
-var secretInText = regexp.MustCompile(`(?i)((?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credentials?|cookie|session(?:[_-]?id)?|csrf|xsrf|dsn)[a-z0-9_.-]*)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s&,;"']+)`)
+var secretInText = lazyMustCompile(`(?i)((?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credentials?|cookie|session(?:[_-]?id)?|csrf|xsrf|dsn)[a-z0-9_.-]*)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s&,;"']+)`)
 
 // bearerInText finds HTTP credentials schemes followed by a credential.
-var bearerInText = regexp.MustCompile(`(?i)\b(bearer|basic|token|sentry)\s+([A-Za-z0-9._~+/=:-]{8,})`)
+var bearerInText = lazyMustCompile(`(?i)\b(bearer|basic|token|sentry)\s+([A-Za-z0-9._~+/=:-]{8,})`)
 
 // userinfoInText finds passwords in URLs: scheme://user:password@host.
-var userinfoInText = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):([^/\s@]*)@`)
+var userinfoInText = lazyMustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):([^/\s@]*)@`)
 
 // RedactText removes secrets that appear inline in free text: key=value pairs with a
 // secret-looking key, bearer credentials and passwords in URLs. It is a second line of

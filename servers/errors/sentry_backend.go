@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,7 +86,7 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 // BaseURL is the normalised Sentry base URL requests go to.
 func (b *SentryBackend) BaseURL() string { return b.base.String() }
 
-var sentryCursorPattern = regexp.MustCompile(`^[A-Za-z0-9:._=-]{1,200}$`)
+var sentryCursorPattern = lazyMustCompile(`^[A-Za-z0-9:._=-]{1,200}$`)
 
 func checkSentryCursor(c string) error {
 	if c != "" && !sentryCursorPattern.MatchString(c) {
@@ -502,7 +501,7 @@ func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsI
 	return out, nil
 }
 
-var tagKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+var tagKeyPattern = lazyMustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
 
 // GetTagValues lists one tag's values for an issue, most frequent first.
 func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {

@@ -32,6 +32,15 @@ func listTools(t *testing.T, c *mcpkittest.Client) []listedTool {
 	return res.Tools
 }
 
+// TestInputSchemas holds input_schemas.json, the schemas New takes instead of
+// generating them at every start, to what the tools' Go types generate (-update or
+// go generate rewrites it).
+func TestInputSchemas(t *testing.T) {
+	store := openTestStore(t, t.TempDir())
+	defer store.Close()
+	mcpkittest.InputSchemas(t, "input_schemas.json", New(Config{Logger: quietLogger}, store))
+}
+
 // TestToolsListGolden snapshots tools/list over the local store (the default backend)
 // and logs its size, the context every host pays for. Over Sentry the same tools are
 // listed, marked open world because they reach an external service.

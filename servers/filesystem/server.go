@@ -1,6 +1,7 @@
 package filesystem
 
 import (
+	_ "embed"
 	"log/slog"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
@@ -34,6 +35,14 @@ const instructions = `Files in the allowed directories only (list_allowed_direct
 	`Results are bounded (maxBytes, maxResults, maxEntries: defaults and limits in the schema): when a result says truncated, its hint says how to get the rest (for a page, pass nextOffset as offset). ` +
 	`In excludePatterns a glob without a slash matches names at any depth; respectGitignore (default true) also leaves out what .gitignore files ignore and .git.`
 
+// inputSchemas are the tools' input schemas generated ahead of time from their Go
+// types, so a start does not generate them by reflection. TestInputSchemas fails when
+// they differ from what the types give; `go generate` rewrites the file.
+//
+//go:generate go test -run ^TestInputSchemas$ -update .
+//go:embed input_schemas.json
+var inputSchemas []byte
+
 // New builds the MCP server over roots: the read tools, the write tools only when
 // cfg.AllowWrites (without it the server is ReadOnly, which leaves out every tool not
 // marked read-only), and every file under the roots as a resource (a paginated list
@@ -46,6 +55,7 @@ func New(cfg Config, roots *Roots) *mcpkit.Server {
 		ReadOnly:     !cfg.AllowWrites,
 		NoConfirm:    cfg.NoConfirm,
 		WriteScope:   writeScope,
+		InputSchemas: inputSchemas,
 	})
 	a := &access{roots: roots}
 	s.AddTools(tools(a, !cfg.NoConfirm)...)

@@ -86,6 +86,14 @@ func listToolNames(t testing.TB, c *mcpkittest.Client) []mcpkit.Tool {
 }
 
 // TestToolsGolden snapshots tools/list per mode and checks the read-only promise: in
+// TestInputSchemas holds input_schemas.json, the schemas New takes instead of
+// generating them at every start, to what the tools' Go types generate (-update or
+// go generate rewrites it).
+func TestInputSchemas(t *testing.T) {
+	dir := t.TempDir()
+	mcpkittest.InputSchemas(t, "input_schemas.json", newServerOn(t, Config{}, dir), newServerOn(t, Config{AllowWrites: true}, dir))
+}
+
 // read-only mode no write tool exists and every tool says readOnlyHint; with writes,
 // exactly the write tools are added and none of them claims to be read-only. The list
 // is the same at both revisions.

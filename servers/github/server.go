@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +29,14 @@ type Config struct {
 	StateKey []byte
 }
 
+// inputSchemas are the tools' input schemas generated ahead of time from their Go
+// types, so a start does not generate them by reflection. TestInputSchemas fails when
+// they differ from what the types give; `go generate` rewrites the file.
+//
+//go:generate go test -run ^TestInputSchemas$ -update .
+//go:embed input_schemas.json
+var inputSchemas []byte
+
 // New builds the MCP server over backend: the tools of the selected toolsets (write
 // tools only with AllowWrites), the repo:// file resource template and the
 // review_pull_request prompt. Without AllowWrites the server is created ReadOnly,
@@ -44,6 +53,7 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 		NoConfirm:    cfg.NoConfirm,
+		InputSchemas: inputSchemas,
 	})
 	for _, e := range catalog(backend, !cfg.NoConfirm) {
 		if cfg.Selection.includes(e) {

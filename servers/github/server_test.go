@@ -78,6 +78,14 @@ func names(tools []mcpkit.Tool) []string {
 	return out
 }
 
+// TestInputSchemas holds input_schemas.json, the schemas New takes instead of
+// generating them at every start, to what the tools' Go types generate (-update or
+// go generate rewrites it).
+func TestInputSchemas(t *testing.T) {
+	f := newFake(t)
+	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(t, f, BackendConfig{}, Config{AllowWrites: true}))
+}
+
 // TestToolsListGolden snapshots tools/list for the default toolsets, read-only and
 // with writes, and holds the read-only size to half of github-mcp-server's.
 func TestToolsListGolden(t *testing.T) {

@@ -112,7 +112,7 @@ func (c *collector) done(s step, tag string, suspended bool) {
 
 // typeFor finds a type's name and decoder: builtin, or seen before.
 func (db *DB) typeFor(oid uint32) (typeInfo, bool) {
-	if t, ok := builtinTypes[oid]; ok {
+	if t, ok := builtinTypes()[oid]; ok {
 		return t, true
 	}
 	db.typesMu.Lock()

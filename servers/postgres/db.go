@@ -351,7 +351,10 @@ func connectErrorText(err error) string {
 	return err.Error()
 }
 
-var kvPassword = regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+// kvPassword is compiled on first use: a URL that holds its password never needs it.
+var kvPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+})
 
 // passwordOf finds the password in a URL or key=value string, best effort, so that
 // error text can be scrubbed of it even when the string does not parse.
@@ -361,7 +364,7 @@ func passwordOf(conn string) string {
 			return p
 		}
 	}
-	if m := kvPassword.FindStringSubmatch(conn); m != nil {
+	if m := kvPassword().FindStringSubmatch(conn); m != nil {
 		return strings.Trim(m[1], "'")
 	}
 	if i, j := strings.Index(conn, "://"), strings.LastIndex(conn, "@"); i >= 0 && j > i {

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	_ "embed"
 	"fmt"
 	"log/slog"
 
@@ -25,6 +26,14 @@ type Config struct {
 	ResourcePageSize int
 }
 
+// inputSchemas are the tools' input schemas generated ahead of time from their Go
+// types, so a start does not generate them by reflection. TestInputSchemas fails when
+// they differ from what the types give; `go generate` rewrites the file.
+//
+//go:generate go test -run ^TestInputSchemas$ -update .
+//go:embed input_schemas.json
+var inputSchemas []byte
+
 // New builds the MCP server over db: the read tools, the execute tool only with
 // AllowWrites, a schema resource per table plus a database overview, and the
 // write_query prompt. Without AllowWrites the server is created ReadOnly, which
@@ -42,6 +51,7 @@ func New(cfg Config, db *DB) *mcpkit.Server {
 		WriteScope:   writeScope,
 		StateKey:     cfg.StateKey,
 		NoConfirm:    cfg.NoConfirm,
+		InputSchemas: inputSchemas,
 	})
 	s.AddTools(tools(db, !cfg.NoConfirm)...)
 	addResources(s, db, cfg.ResourcePageSize)

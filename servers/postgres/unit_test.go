@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // TestConfirmMessage: what the user reads before a write: target, statement,
@@ -113,4 +115,16 @@ func TestRelevantTables(t *testing.T) {
 	if len(chosen) != 3 || others != nil {
 		t.Errorf("few tables: chosen %v others %v; want all of them", names(chosen), names(others))
 	}
+}
+
+// TestInputSchemas holds input_schemas.json, the schemas New takes instead of
+// generating them at every start, to what the tools' Go types generate (-update or
+// go generate rewrites it). No database is reached: New only builds the server.
+func TestInputSchemas(t *testing.T) {
+	db, err := prepare("postgres://nobody@/nowhere?host=/nonexistent-dir", Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(db, Config{AllowWrites: true}))
 }

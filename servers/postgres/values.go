@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -47,8 +48,9 @@ type typeInfo struct {
 }
 
 // builtinTypes covers the types pgx knows, keyed by OID: names, and decoders for
-// arrays of them.
-var builtinTypes = func() map[uint32]typeInfo {
+// arrays of them. Built on the first result decoded, not at start: pgx's type map and
+// its walk over ten thousand OIDs were most of the server's package initialisation.
+var builtinTypes = sync.OnceValue(func() map[uint32]typeInfo {
 	m := pgtype.NewMap()
 	out := make(map[uint32]typeInfo)
 	for oid := uint32(1); oid < 10000; oid++ {
@@ -67,7 +69,7 @@ var builtinTypes = func() map[uint32]typeInfo {
 		out[oid] = typeInfo{name: t.Name, decode: scalarDecoder(oid)}
 	}
 	return out
-}()
+})
 
 // scalarDecoder picks the decoder for a non-array type.
 func scalarDecoder(oid uint32) decoder {

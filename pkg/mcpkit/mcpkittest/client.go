@@ -65,9 +65,13 @@ type Response struct {
 
 // Connect serves s on an in-memory pipe and returns a client of the given revision
 // ("2026-07-28", "2025-11-25" or "2025-06-18"). For legacy revisions it performs the
-// initialize handshake. The server stops when the test ends.
+// initialize handshake. The server stops when the test ends. Every tool's argument
+// validator is compiled first ([mcpkit.Server.CheckTools]), so a bad schema fails the test.
 func Connect(t testing.TB, s *mcpkit.Server, revision string, opts *Options) *Client {
 	t.Helper()
+	if err := s.CheckTools(); err != nil {
+		t.Fatal(err)
+	}
 	c := newClient(t, revision, opts)
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()

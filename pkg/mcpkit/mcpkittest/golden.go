@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
 // update rewrites golden files instead of comparing: go test ./... -update
@@ -80,4 +84,53 @@ func AllTools(t testing.TB, call func(method string, params any) json.RawMessage
 		}
 		cursor = page.NextCursor
 	}
+}
+
+// InputSchemas checks the file at path, a server's pre-generated input schemas
+// (mcpkit.ServerOptions.InputSchemas), against the schemas reflection generates from
+// the Go input types of the typed tools of servers (the same server in each of its
+// modes, so that every tool is there): the file must hold exactly those, or the test
+// fails with the difference; with -update it is rewritten. The file is a JSON object
+// with one tool a line, in name order, each schema compact as AddTool would generate
+// it, so a diff shows which tools changed (the golden tools/list files show the same
+// schemas indented). A tool registered under one name with two different schemas
+// fails the test.
+func InputSchemas(t testing.TB, path string, servers ...*mcpkit.Server) {
+	t.Helper()
+	all := map[string]json.RawMessage{}
+	for _, s := range servers {
+		for name, sc := range s.GeneratedInputSchemas() {
+			if prev, ok := all[name]; ok && !bytes.Equal(prev, sc) {
+				t.Fatalf("tool %q has two different generated input schemas:\n%s\n%s", name, prev, sc)
+			}
+			all[name] = sc
+		}
+	}
+	Golden(t, path, EncodeInputSchemas(all))
+	if *update {
+		return
+	}
+	for _, s := range servers {
+		if err := s.CheckTools(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// EncodeInputSchemas writes schemas by tool name as the file InputSchemas checks.
+func EncodeInputSchemas(schemas map[string]json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i, name := range slices.Sorted(maps.Keys(schemas)) {
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteString(": ")
+		b.Write(schemas[name])
+		if i < len(schemas)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -39,13 +40,22 @@ func text(s string) *mcpkit.CallToolResult {
 // none is the input of a tool without arguments.
 type none struct{}
 
+// inputSchemas are the tools' input schemas generated ahead of time from their Go
+// types, so a start does not generate them by reflection. TestInputSchemas fails when
+// they differ from what the types give; `go generate` rewrites the file.
+//
+//go:generate go test -run ^TestInputSchemas$ -update .
+//go:embed input_schemas.json
+var inputSchemas []byte
+
 // newServer builds the conformance fixture: every tool, resource and prompt the
 // official suite calls, with the behaviour its scenarios check.
 func newServer(logger *slog.Logger) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: "mcpkit-everything", Version: mcpkit.Version},
 		&mcpkit.ServerOptions{Logger: logger, Instructions: "Conformance fixture for the official MCP test suite.",
 			// json_schema_2020_12_tool uses $ref, if/then/else and allOf.
-			SchemaCompiler: schemafull.Compile})
+			SchemaCompiler: schemafull.Compile,
+			InputSchemas:   inputSchemas})
 	s.EnableLogging()
 	addContentTools(s)
 	addInteractionTools(s)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	errorserver "github.com/mcpkit/reference/servers/errors"
@@ -250,7 +251,8 @@ func defaultDataDir(getenv func(string) string, goos string) (string, error) {
 	return "", errors.New("cannot find a per-user data directory (HOME is not set): give one with --data DIR or ERRORS_DATA_DIR")
 }
 
-var sizePattern = regexp.MustCompile(`^([0-9]+)\s*([A-Za-z]*)$`)
+// sizePattern and dayPattern are compiled when a flag needs them, not at every start.
+var sizePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+)\s*([A-Za-z]*)$`) })
 
 var sizeUnits = map[string]int64{
 	"": 1, "b": 1,
@@ -261,7 +263,7 @@ var sizeUnits = map[string]int64{
 // parseSize reads --max-bytes: a number of bytes with an optional unit (KB, MB, GB,
 // TB or KiB, MiB, GiB, TiB); 0 is no limit.
 func parseSize(s string) (int64, error) {
-	m := sizePattern.FindStringSubmatch(strings.TrimSpace(s))
+	m := sizePattern().FindStringSubmatch(strings.TrimSpace(s))
 	bad := fmt.Errorf("--max-bytes %q is not a size: give bytes with an optional unit such as 500MiB or 2GB (0: no limit)", s)
 	if m == nil {
 		return 0, bad
@@ -281,7 +283,7 @@ func parseSize(s string) (int64, error) {
 	return n, nil
 }
 
-var dayPattern = regexp.MustCompile(`^([0-9]{1,5})([dw])$`)
+var dayPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,5})([dw])$`) })
 
 // parseAge reads --max-age: a Go duration (72h, 90m) or days and weeks (30d, 2w); 0 is
 // no limit.
@@ -291,7 +293,7 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, nil
 	}
 	var d time.Duration
-	if m := dayPattern.FindStringSubmatch(s); m != nil {
+	if m := dayPattern().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		d = time.Duration(n) * 24 * time.Hour
 		if m[2] == "w" {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -35,10 +34,25 @@ const (
 	ingestShutdownTimeout   = 5 * time.Second
 )
 
-var dsnKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+// validDSNKey reports whether k is 1 to 128 of [A-Za-z0-9._~-]. (A loop, not the
+// regular expression it was: compiling ^[…]{1,128}$ cost every start a tenth of a
+// millisecond, the key being checked at each.)
+func validDSNKey(k string) bool {
+	if len(k) < 1 || len(k) > 128 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '~', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func checkDSNKey(k string) error {
-	if !dsnKeyPattern.MatchString(k) {
+	if !validDSNKey(k) {
 		return errors.New("a DSN key is 1 to 128 letters, digits, '.', '_', '~' or '-' (it becomes the user part of http://KEY@host/1)")
 	}
 	return nil
@@ -105,7 +119,10 @@ func loadOrCreateDSNKey(dir string) (key string, created bool, err error) {
 // directory only reads (readOnly): it has no ingest server, and dsn is the DSN the
 // ingesting process recorded.
 type localRun struct {
-	store    *errorserver.LocalStore
+	store    *errorserver.LocalStore // nil while opening (then see opening)
+	opening  *errorserver.OpeningStore
+	opened   chan struct{} // with opening: closed when the opening goroutine is done
+	openErr  error         // why the store did not open, once opened is closed
 	dsn      string
 	readOnly bool
 	failed   chan struct{} // closed when an ingest server stops on its own
@@ -160,6 +177,19 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 		DataDir: ls.dataDir, PublicKeys: []string{key},
 		MaxTotalBytes: maxBytes, MaxAge: maxAge, Logger: logger,
 	}
+	if !ls.ingestOnly {
+		// An MCP server that can take the ingest lock knows its DSN at once (the key
+		// and its own ingest address) and opens the store in the background, so it
+		// answers discovery, initialize and tools/list without waiting for the
+		// database; tool calls wait for it (errorserver.OpeningStore).
+		lock, err := errorserver.LockIngest(ls.dataDir)
+		if err == nil {
+			return startLocalOpening(ls, cfg, lock, key, logger)
+		}
+		if !errors.Is(err, errorserver.ErrIngestedElsewhere) {
+			return nil, err
+		}
+	}
 	store, err := errorserver.OpenLocal(cfg)
 	if errors.Is(err, errorserver.ErrIngestedElsewhere) && !ls.ingestOnly {
 		cfg.ReadOnly = true
@@ -197,6 +227,68 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 	r := &localRun{store: store, dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
 	r.startIngest(ln, ls, key, logger)
 	return r, nil
+}
+
+// startLocalOpening is startLocal for an MCP server holding the ingest lock: it
+// listens on the ingest address and returns, the store opening in the background.
+// Events sent meanwhile wait in the listener's queue; the ingest endpoint serves once
+// the store is open. A store that does not open fails every tool call with the reason
+// and then ends the process with it (through failed), as it did before serving.
+func startLocalOpening(ls localSettings, cfg errorserver.LocalConfig, lock *errorserver.IngestLock, key string, logger *slog.Logger) (*localRun, error) {
+	ln, err := net.Listen("tcp", ls.ingestAddr)
+	if err != nil {
+		lock.Release()
+		return nil, fmt.Errorf("ingest endpoint: %w: choose another address with --ingest (env ERRORS_INGEST_ADDR), such as 127.0.0.1:0 for any free port", err)
+	}
+	r := &localRun{opening: errorserver.NewOpeningStore(), opened: make(chan struct{}), dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
+	cfg.Lock = lock
+	go func() {
+		defer close(r.opened)
+		store, err := errorserver.OpenLocal(cfg)
+		if err != nil {
+			lock.Release()
+			ln.Close()
+			logger.Error("local store: could not open", "data", ls.dataDir, "error", err.Error())
+			r.openErr = err
+			r.opening.Opened(nil, err)
+			// The calls waiting are answered with the reason first.
+			time.AfterFunc(openFailureGrace, func() {
+				r.once.Do(func() {
+					r.err = err
+					close(r.failed)
+				})
+			})
+			return
+		}
+		r.mu.Lock()
+		stopped := r.stopped
+		if !stopped {
+			r.store = store // stop closes it
+		}
+		r.mu.Unlock()
+		if stopped {
+			r.opening.Opened(nil, errors.New("the server is stopping"))
+			ln.Close()
+			store.Close()
+			return
+		}
+		r.opening.Opened(store, nil)
+		r.startIngest(ln, ls, key, logger)
+	}()
+	return r, nil
+}
+
+// openFailureGrace is how long a server whose store did not open keeps serving, so
+// that the calls that were waiting for it are answered with the reason before the
+// process ends.
+const openFailureGrace = 200 * time.Millisecond
+
+// backend is what the MCP server calls: the store, or the store still opening.
+func (r *localRun) backend() errorserver.Backend {
+	if r.opening != nil {
+		return r.opening
+	}
+	return r.store
 }
 
 // readMeta reads one value the ingesting process recorded, through a store opened to
@@ -356,9 +448,16 @@ func (r *localRun) stop(logger *slog.Logger) error {
 		close(r.quit)
 		<-r.done
 	}
+	if r.opened != nil {
+		r.mu.Lock()
+		r.stopped = true // a store still opening is closed as soon as it has opened
+		r.mu.Unlock()
+		<-r.opened
+	}
 	r.mu.Lock()
 	r.stopped = true
 	srvs := r.srvs
+	store := r.store
 	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), ingestShutdownTimeout)
 	defer cancel()
@@ -374,7 +473,13 @@ func (r *localRun) stop(logger *slog.Logger) error {
 		failed = fmt.Errorf("ingest endpoint: %w", r.err)
 	default:
 	}
-	return errors.Join(failed, r.store.Close())
+	if r.openErr != nil {
+		failed = r.openErr // the store did not open: OpenLocal's error names the data directory
+	}
+	if store == nil {
+		return failed
+	}
+	return errors.Join(failed, store.Close())
 }
 
 // dsnFor is the DSN an application uses: http://KEY@HOST:PORT/1. A wildcard listen

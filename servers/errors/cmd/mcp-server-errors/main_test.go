@@ -796,3 +796,56 @@ func mustHost(dsn string) string {
 	}
 	return u.Host
 }
+
+// TestStoreOpensInTheBackground: an MCP server that takes the ingest lock answers
+// discovery and tools/list while its store opens; a store that cannot be opened fails
+// every tool call with the reason, and then the process ends with it (status 1), as
+// when the store was opened before serving.
+func TestStoreOpensInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, errorserver.DatabaseFile), []byte("not a database\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	stderr := &syncBuffer{}
+	go func() {
+		done <- run(context.Background(), []string{"--data", dir, "--ingest", "127.0.0.1:0"}, env(map[string]string{"HOME": t.TempDir()}), inR, outW, stderr)
+		outW.Close()
+	}()
+	defer inW.Close()
+	c := mcpkittest.ConnectStream(t, outR, inW, "2026-07-28", nil)
+	var disc struct {
+		Instructions string `json:"instructions"`
+	}
+	json.Unmarshal(c.Call("server/discover", nil), &disc)
+	if !strings.Contains(disc.Instructions, "http://") {
+		t.Errorf("instructions %q; want the DSN", disc.Instructions)
+	}
+	if names, _ := listedTools(t, c); len(names) == 0 {
+		t.Error("no tools listed")
+	}
+	res := c.CallTool(errorserver.ToolListProjects, map[string]any{})
+	if !res.IsError || !strings.Contains(res.Text(), "could not be opened") || !strings.Contains(res.Text(), "not a database") {
+		t.Errorf("list_projects on a store that cannot open: isError=%v %s", res.IsError, res.Text())
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a database") {
+			t.Errorf("run = %v; want the store's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop after its store failed to open")
+	}
+}
+
+// TestValidDSNKey: the key check is ^[A-Za-z0-9._~-]{1,128}$, written as a loop.
+func TestValidDSNKey(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+	for _, k := range []string{"", "a", "A9._~-", strings.Repeat("k", 128), strings.Repeat("k", 129), "a b", "a@b", "a/b", "é", "a\n", "\na", "key%", "0123456789abcdef0123456789abcdef"} {
+		if got, want := validDSNKey(k), re.MatchString(k); got != want {
+			t.Errorf("validDSNKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}

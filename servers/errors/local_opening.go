@@ -1,0 +1,122 @@
+package errorserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// IngestLock is a data directory's ingest lock, taken ahead of OpenLocal (see
+// LocalConfig.Lock): a process knows at once whether it will ingest, and so its DSN,
+// while the store itself opens in the background.
+type IngestLock struct{ f *os.File }
+
+// LockIngest takes the ingest lock of dataDir (creating the directory), or fails
+// with an error wrapping ErrIngestedElsewhere when another process holds it.
+func LockIngest(dataDir string) (*IngestLock, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	f, err := lockIngest(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return &IngestLock{f: f}, nil
+}
+
+// Release gives the lock up; for a lock OpenLocal did not take over (it failed, or was
+// never called).
+func (l *IngestLock) Release() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// OpeningStore is the Backend of a local store that is still opening (in the
+// background, so that the server answers discovery, initialize and tools/list at
+// once): every call waits until it has opened, then goes to the store, or fails with
+// the reason it did not open.
+type OpeningStore struct {
+	done  chan struct{}
+	store *LocalStore
+	err   error
+}
+
+var _ Backend = (*OpeningStore)(nil)
+
+// NewOpeningStore returns a store that is opening; call Opened once when it has.
+func NewOpeningStore() *OpeningStore { return &OpeningStore{done: make(chan struct{})} }
+
+// Opened records the outcome of opening the store and releases the calls waiting.
+func (o *OpeningStore) Opened(s *LocalStore, err error) {
+	o.store, o.err = s, err
+	close(o.done)
+}
+
+// Wait waits until the store has opened (or ctx ends) and returns it.
+func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
+	select {
+	case <-o.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: the local store is still opening: %w", ErrUnavailable, ctx.Err())
+	}
+	if o.err != nil {
+		return nil, fmt.Errorf("the local store could not be opened: %w", o.err)
+	}
+	return o.store, nil
+}
+
+// ListProjects waits for the store, then lists its projects.
+func (o *OpeningStore) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.ListProjects(ctx, in)
+}
+
+// SearchIssues waits for the store, then searches it.
+func (o *OpeningStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.SearchIssues(ctx, in)
+}
+
+// GetIssue waits for the store, then reads the issue.
+func (o *OpeningStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetIssue(ctx, in)
+}
+
+// GetEvent waits for the store, then reads the event.
+func (o *OpeningStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetEvent(ctx, in)
+}
+
+// ListIssueEvents waits for the store, then lists the issue's events.
+func (o *OpeningStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.ListIssueEvents(ctx, in)
+}
+
+// GetTagValues waits for the store, then counts the tag's values.
+func (o *OpeningStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+	s, err := o.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetTagValues(ctx, in)
+}
