@@ -201,6 +201,9 @@ func TestPageInBrowser(t *testing.T) {
 		{"the source line " + code + " as the frame's line", current != nil && current[1] == fmt.Sprint(line) && strings.TrimSpace(current[2]) == code},
 		{"the currency tag", strings.Contains(issue.dom, `<span class="tv">EUR</span>`)},
 		{"the MCP resource", strings.Contains(issue.dom, `<code id="issue-uri">errors://issues/`+rows[0][1]+`</code>`)},
+		{"a link to the MCP resource", strings.Contains(issue.dom, `<a href="errors://issues/`+rows[0][1]+`">`)},
+		{"a link to the frame's local file in the editor", strings.Contains(issue.dom,
+			`<a class="editor" href="vscode://file`+filepath.ToSlash(filepath.Join(shopDir, "checkout", "payment.go"))+":"+fmt.Sprint(line)+`">`)},
 	} {
 		if !c.ok {
 			t.Errorf("the checkout issue's page lacks %s", c.what)

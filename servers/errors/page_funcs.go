@@ -6,8 +6,12 @@ import (
 )
 
 // pageFuncs are the templates' functions. None returns template.HTML: every value
-// the page shows is escaped by html/template in its context.
+// the page shows is escaped by html/template in its context. The three links return
+// template.URL, built from a fixed scheme and an escaped path (page_links.go).
 var pageFuncs = template.FuncMap{
+	"resourceLink": resourceLink,
+	"fileLink":     fileLink,
+	"editorLink":   editorLink,
 	"ago":     ago,
 	"comma":   comma,
 	"percent": percent,

@@ -286,7 +286,8 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 	}
 	_, page := getPage(t, "GET", base+"/issues/"+store.issueOfEvent(t, hexID(100)), "")
 	for _, want := range []string{
-		"local file <code>" + filepath.Join(src, "payment.go") + ":53</code>",
+		`local file <a class="file" href="file://` + filepath.ToSlash(filepath.Join(src, "payment.go")) + `"><code>` + filepath.Join(src, "payment.go") + ":53</code></a>",
+		`<a class="editor" href="vscode://file` + filepath.ToSlash(filepath.Join(src, "payment.go")) + `:53">open in VS Code</a>`,
 		`<span class="line current"><span class="ln">53</span>	return usdCents * 100 / centsPerUnit[currency] // ⟨U+202E⟩ trojan</span>`,
 		"lines read from the local file now",
 	} {
