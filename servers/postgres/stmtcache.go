@@ -51,7 +51,10 @@ import (
 //     closed); EXECUTE of one of our names runs a read the same caller already sent
 //     (or one of our per-call statements), inside the same read-only, rolled-back
 //     transaction (TestStmtCacheNames); a statement of ours deallocated by a function
-//     is re-parsed (26000 is in reparse).
+//     is re-parsed (26000 is in reparse). (EXECUTE of the per-call ROLLBACK, which
+//     predates this cache, makes PostgreSQL 15 end the session with FATAL XX000
+//     "unexpected state ABORT_PENDING": the call fails, the pool is reset as after any
+//     lost connection, and nothing is left behind.)
 //
 // What stays different from a fresh Parse, as for every prepared statement and every
 // driver's statement cache: PostgreSQL resolves function and operator names at Parse,
