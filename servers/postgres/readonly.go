@@ -19,7 +19,9 @@ import (
 //  1. BEGIN READ ONLY: PostgreSQL itself refuses every write in the transaction.
 //  2. SET LOCAL statement_timeout (via set_config(..., true)), plus output formats.
 //  3. Parse of the caller's SQL with the extended protocol: PostgreSQL rejects a
-//     string holding more than one statement.
+//     string holding more than one statement. A text that passed the gate and ran
+//     before may instead be a statement the connection keeps prepared, bound with no
+//     Parse (stmtcache.go).
 //  4. The gate: Parse of "EXPLAIN " + SQL, which only succeeds for a plannable
 //     statement (SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE, …). The
 //     server's own grammar decides, so COPY … TO PROGRAM, DO, CALL, SET, PREPARE,
