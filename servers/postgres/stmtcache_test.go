@@ -439,3 +439,34 @@ func TestStmtCacheLostConnection(t *testing.T) {
 		warm(t, db, sql, nil)
 	}
 }
+
+// TestStmtCacheOnlyPlainReads: the EXPLAIN variants (explain_query, EstimateEffect)
+// and writes never prepare the caller's SQL under a name, however often they run it.
+func TestStmtCacheOnlyPlainReads(t *testing.T) {
+	t.Parallel()
+	d := pgtest.NewDatabase(t)
+	d.Exec(t, "CREATE TABLE r (id int)")
+	db := openDB(t, d.URL, Options{MaxConns: 1})
+	ctx := context.Background()
+	for range 3 {
+		if _, err := db.Explain(ctx, "SELECT id FROM r", nil, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Explain(ctx, "SELECT id FROM r", nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.EstimateEffect(ctx, "DELETE FROM r", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Execute(ctx, "INSERT INTO r VALUES (1)", nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sc := stmtsOf(t, db); len(sc.m) != 0 || sc.next != 0 {
+		t.Errorf("the cache holds %d statements and named %d", len(sc.m), sc.next)
+	}
+	res, err := db.Query(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'mcpkit\_q\_%'`, nil)
+	if err != nil || jsonOf(t, res.Rows) != "[[0]]" {
+		t.Errorf("statements of the cache on the server: %v %v", res, err)
+	}
+}
