@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -145,4 +146,62 @@ func BenchmarkPgxDirectCapped10M(b *testing.B) {
 		total += n
 	}
 	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkQueryOneRowCacheFill is BenchmarkQueryOneRowLatency with the connection's
+// statement cache off, or holding n statements (of about 300 characters each) besides
+// the one timed. The session check lists the connection's prepared statements in
+// every call (pg_prepared_statements materializes them all, about 0.4µs each), so its
+// cost grows with the cache: this is what bounds stmtCacheSize.
+func BenchmarkQueryOneRowCacheFill(b *testing.B) {
+	for _, n := range []int{-1, 0, 8, 16, 32, 64} {
+		name := strconv.Itoa(n)
+		if n < 0 {
+			name = "off"
+		}
+		b.Run(name, func(b *testing.B) {
+			db := benchDB(b, Options{})
+			if n < 0 {
+				db.stmtCacheMax = 0
+			} else {
+				db.stmtCacheMax = n + 1
+			}
+			ctx := context.Background()
+			pad := strings.Repeat("x", 260)
+			for i := range n {
+				sql := fmt.Sprintf("SELECT %d AS n, '%s' AS pad", i, pad)
+				for range 2 { // the gate, then prepared under a name
+					if _, err := db.Query(ctx, sql, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if n >= 0 && len(stmtsOfBench(b, db).m) != n {
+				b.Fatalf("cache holds %d statements, want %d", len(stmtsOfBench(b, db).m), n)
+			}
+			cpu := serverCPU(b, db)
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := db.Query(ctx, oneRowSQL, nil)
+				took = append(took, time.Since(start))
+				if err != nil || res.RowCount != 1 {
+					b.Fatal(res, err)
+				}
+			}
+			cpu()
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1e3, "p50-µs")
+		})
+	}
+}
+
+// stmtsOfBench is the statement cache of db's only connection.
+func stmtsOfBench(b *testing.B, db *DB) *stmtCache {
+	conn, err := db.Pool().Acquire(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Release()
+	return connStmts(conn.Conn().PgConn())
 }

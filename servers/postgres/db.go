@@ -84,6 +84,10 @@ type DB struct {
 	dog       watchdog  // ends calls past their deadline (callContext)
 	plannable textSet   // statement texts the gate has passed (readonly.go, step 4)
 	secrets   []string  // passwords to keep out of error text
+
+	// stmtCacheMax is how many of the caller's statements each connection keeps
+	// prepared (stmtcache.go); 0 turns the cache off (tests compare with it off).
+	stmtCacheMax int
 }
 
 // Target identifies the database connected to, without the password: for logs and
@@ -169,7 +173,7 @@ func prepare(databaseURL string, opts Options, gate *roleGate) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot set up PostgreSQL connections to %s: %s", target, redact(err.Error(), password, cc.Password))
 	}
-	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo), gate: gate,
+	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo), gate: gate, stmtCacheMax: stmtCacheSize,
 		secrets: []string{password, cc.Password}}, nil
 }
 

@@ -11,6 +11,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(noopServerEnv) == "1" { // a subprocess of BenchmarkQueryVsTypeScript
+		os.Exit(serveNoopStdio())
+	}
 	code := pgtest.Main(m)
 	realclient.CleanupBuilds() // the server binary built by serverBinary
 	os.Exit(code)

@@ -15,12 +15,13 @@ import (
 type step uint8
 
 const (
-	stepBegin     step = iota // BEGIN READ ONLY / READ WRITE
+	stepClose     step = iota // Close of cached statements evicted or dropped since the last call (stmtcache.go)
+	stepBegin                 // BEGIN READ ONLY / READ WRITE
 	stepSetup                 // SET LOCAL statement_timeout and output formats
 	stepUserParse             // Parse of the caller's SQL on its own (exact error positions)
 	stepGateParse             // Parse of "EXPLAIN " + SQL: proves the SQL is a plannable query
 	stepGateClose             // Close of the gate statement, so nothing named outlives the call
-	stepMainParse             // Parse of the statement that is executed (EXPLAIN … in explain calls)
+	stepMainParse             // Parse of the statement that is executed (EXPLAIN … in explain calls); none for a cached statement
 	stepBind                  // Bind of the caller's params
 	stepDescribe              // Describe of the portal: the result columns
 	stepExecute               // Execute: the rows

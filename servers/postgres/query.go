@@ -32,7 +32,7 @@ func (db *DB) Query(ctx context.Context, sql string, params []any) (*QueryResult
 	}
 	c := newCollector(db, db.opts.MaxRows, db.opts.MaxBytes)
 	// One row past the cap tells a cut result from one that just fits.
-	spec := readSpec{sql: sql, gate: true, params: enc, maxRows: db.opts.MaxRows + 1}
+	spec := readSpec{sql: sql, gate: true, params: enc, maxRows: db.opts.MaxRows + 1, cacheable: true}
 	if err := db.read(ctx, spec, c); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,9 @@ import (
 //  1. BEGIN READ ONLY: PostgreSQL itself refuses every write in the transaction.
 //  2. SET LOCAL statement_timeout (via set_config(..., true)), plus output formats.
 //  3. Parse of the caller's SQL with the extended protocol: PostgreSQL rejects a
-//     string holding more than one statement.
+//     string holding more than one statement. A text that passed the gate and ran
+//     before may instead be a statement the connection keeps prepared, bound with no
+//     Parse (stmtcache.go).
 //  4. The gate: Parse of "EXPLAIN " + SQL, which only succeeds for a plannable
 //     statement (SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE, …). The
 //     server's own grammar decides, so COPY … TO PROGRAM, DO, CALL, SET, PREPARE,
@@ -79,30 +81,40 @@ const checkSQL = `SELECT pg_catalog.pg_advisory_unlock_all(),
 // Names of server-side prepared statements. BEGIN, the setup, the check and ROLLBACK
 // are prepared once per connection (see prepareConn) so each call only binds and
 // executes them; the gate's statement is parsed per call and closed again in the same
-// round trip.
+// round trip. The caller's own statements are cached under other names (stmtcache.go).
 const (
-	beginName    = "mcpkit_begin"
-	setupName    = "mcpkit_setup"
-	checkName    = "mcpkit_check"
-	rollbackName = "mcpkit_rollback"
-	gateName     = "mcpkit_gate"
+	beginName       = "mcpkit_begin"
+	setupName       = "mcpkit_setup"
+	setupCustomName = "mcpkit_setup_custom" // the setup plus plan_cache_mode force_custom_plan, for cached statements with params
+	checkName       = "mcpkit_check"
+	rollbackName    = "mcpkit_rollback"
+	gateName        = "mcpkit_gate"
 )
 
 // prepareConn prepares the per-call statements on a new connection.
 func prepareConn(ctx context.Context, c *pgx.Conn) error {
-	var dateStyle, byteaOutput string
+	var dateStyle, byteaOutput, planCacheMode string
 	var extraFloatDigits int
 	var hypoSchema *string // HypoPG's schema when the library is already loaded (preloaded) and the extension exists
 	err := c.QueryRow(ctx, `SELECT current_setting('DateStyle'), current_setting('bytea_output'), current_setting('extra_float_digits')::int,
+ current_setting('plan_cache_mode'),
  CASE WHEN current_setting('hypopg.enabled', true) IS NOT NULL THEN
    (SELECT n.nspname::text FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'hypopg') END`).
-		Scan(&dateStyle, &byteaOutput, &extraFloatDigits, &hypoSchema)
+		Scan(&dateStyle, &byteaOutput, &extraFloatDigits, &planCacheMode, &hypoSchema)
 	if err != nil {
 		return fmt.Errorf("reading the connection's output settings: %w", err)
 	}
+	setup := setupSQL(dateStyle, byteaOutput, extraFloatDigits)
+	setupCustom := setup
+	if planCacheMode == "auto" {
+		// A cached statement is planned for each call's params, as an unnamed one is
+		// (see stmtcache.go). A mode set for the role or database applies to both alike.
+		setupCustom += ", pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true)"
+	}
 	for _, st := range []struct{ name, sql string }{
 		{beginName, "BEGIN READ ONLY"},
-		{setupName, setupSQL(dateStyle, byteaOutput, extraFloatDigits)},
+		{setupName, setup},
+		{setupCustomName, setupCustom},
 		{checkName, checkSQL},
 		{rollbackName, "ROLLBACK"},
 	} {
@@ -126,6 +138,9 @@ type readSpec struct {
 	gate    bool     // require sql to be a plannable statement (step 4)
 	params  [][]byte // text params, nil for NULL
 	maxRows int      // portal row limit, 0 for all
+	// cacheable lets sql be kept prepared on the connection (stmtcache.go): plain
+	// reads only, where what is executed is the caller's SQL itself.
+	cacheable bool
 }
 
 // read runs spec in a read-only, rolled-back transaction and feeds the results to c.
@@ -139,8 +154,22 @@ func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
 	if err == errRetry {
 		err = db.readOnce(ctx, spec, c, false)
 	}
+	if err == errReparse {
+		// A cached statement failed where a fresh Parse might not (stmtcache.go): run
+		// the call again the old way, once.
+		*c = *newCollector(c.db, c.maxRows, c.maxBytes)
+		spec.cacheable = false
+		err = db.readOnce(ctx, spec, c, true)
+		if err == errRetry {
+			err = db.readOnce(ctx, spec, c, false)
+		}
+	}
 	return err
 }
+
+// errReparse is returned by a read attempt on a cached statement that failed at Bind
+// in a way a fresh Parse might not have (see reparse).
+var errReparse = errors.New("the cached statement failed where a fresh Parse might not; running it again with one")
 
 // readOnce is one attempt of read. With mayRetry, a connection lost before the server
 // processed anything of the call yields errRetry (after the pool was reset) instead
@@ -153,21 +182,45 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 	healthy := false
 	defer func() { release(healthy) }()
 
+	sc := connStmts(pc)
 	p := newPipeline(pc)
+	closing := len(sc.closing)
+	for _, name := range sc.closing {
+		p.closeStatement(stepClose, name)
+	}
+	// The statement executed: unnamed and parsed in this call (stmt ""), cached on
+	// the connection (hit), or parsed in this call under a name, to be cached when
+	// the call succeeds (fresh).
+	var stmt string
+	key := stmtKey{spec.sql, len(spec.params)}
+	hit, fresh := false, false
+	known := db.plannable.known(spec.sql)
+	if spec.cacheable && db.stmtCacheMax > 0 {
+		stmt, hit = sc.lookup(key)
+		if !hit && known {
+			stmt, fresh = sc.newName(), true
+		}
+	}
 	p.runPrepared(stepBegin, beginName)
-	p.runPrepared(stepSetup, setupName, db.timeoutSetting())
-	if spec.exec != "" {
+	if stmt != "" && len(spec.params) > 0 {
+		p.runPrepared(stepSetup, setupCustomName, db.timeoutSetting())
+	} else {
+		p.runPrepared(stepSetup, setupName, db.timeoutSetting())
+	}
+	switch {
+	case spec.exec != "":
 		p.parse(stepUserParse, "", spec.sql)
 		p.parse(stepMainParse, "", spec.exec)
-	} else {
-		p.parse(stepMainParse, "", spec.sql)
+	case !hit:
+		p.parse(stepMainParse, stmt, spec.sql)
 	}
-	gated := spec.gate && !db.plannable.known(spec.sql)
+	// A cached statement passed the gate when it was prepared: its text was known.
+	gated := spec.gate && !hit && !known
 	if gated {
 		p.parse(stepGateParse, gateName, "EXPLAIN "+spec.sql)
 		p.closeStatement(stepGateClose, gateName)
 	}
-	p.bind(stepBind, "", spec.params)
+	p.bind(stepBind, stmt, spec.params)
 	p.describePortal(stepDescribe)
 	p.execute(stepExecute, uint32(spec.maxRows))
 	managed := hypoManaged(pc)
@@ -193,6 +246,9 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 			return errRetry
 		}
 		return db.brokenError(ctx, err, spec)
+	}
+	if r.err == nil || r.errStep != stepClose {
+		sc.closing = sc.closing[closing:] // closed (closing a statement that is gone is no error)
 	}
 	if r.err != nil || r.txStatus != 'I' || !c.checked {
 		// The server skipped the rest after an error: end the transaction and check.
@@ -233,6 +289,19 @@ func (db *DB) readOnce(ctx context.Context, spec readSpec, c *collector, mayRetr
 		retire, r.err = true, nil
 	}
 	healthy = !retire
+	if stmt != "" {
+		switch {
+		case r.err == nil && fresh:
+			sc.add(key, stmt, db.stmtCacheMax)
+		case r.err != nil && hit:
+			sc.forget(key)
+		case r.err != nil && fresh:
+			sc.discard(stmt)
+		}
+		if r.err != nil && r.errStep == stepBind && reparse(r.err) {
+			return errReparse
+		}
+	}
 	if r.err != nil {
 		return db.statementError(r, spec)
 	}
