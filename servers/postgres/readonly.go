@@ -417,7 +417,62 @@ func checkStatementText(sql string) error {
 	if strings.IndexByte(sql, 0) >= 0 {
 		return &RejectError{Reason: "sql contains a NUL byte, which PostgreSQL cannot accept in statement text"}
 	}
+	if strings.EqualFold(leadingKeyword(sql), "EXECUTE") {
+		// EXPLAIN EXECUTE is plannable, so the gate would pass it; but the only
+		// prepared statements a call can reach are this server's own (a PREPARE made by
+		// a caller does not outlive its call), and EXECUTE of the per-call ROLLBACK in
+		// the middle of a call makes PostgreSQL end the session (FATAL XX000), which
+		// would let any caller reset the connection pool at will.
+		return &RejectError{Reason: "EXECUTE of a prepared statement is not allowed: send the statement itself (with $1, $2 … and params)"}
+	}
 	return nil
+}
+
+// leadingKeyword is the first word of sql past white space, comments (-- to the end
+// of the line, and /* */, which nest in PostgreSQL) and opening parentheses; "" when
+// there is none. It only sorts out a statement the server refuses anyway (EXECUTE):
+// PostgreSQL's own parser, through the gate and the READ ONLY transaction, is what
+// keeps a read from writing.
+func leadingKeyword(sql string) string {
+	i := 0
+	for i < len(sql) {
+		switch c := sql[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '(':
+			i++
+		case strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		case strings.HasPrefix(sql[i:], "/*"):
+			depth := 0
+			for i < len(sql) {
+				if strings.HasPrefix(sql[i:], "/*") {
+					depth++
+					i += 2
+				} else if strings.HasPrefix(sql[i:], "*/") {
+					depth--
+					i += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					i++
+				}
+			}
+			if depth > 0 {
+				return ""
+			}
+		default:
+			j := i
+			for j < len(sql) && (sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] == '_') {
+				j++
+			}
+			return sql[i:j]
+		}
+	}
+	return ""
 }
 
 // textSet is a bounded set of statement texts: those the gate passed (see step 4). When

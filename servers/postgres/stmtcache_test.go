@@ -277,11 +277,10 @@ func TestStmtCacheParams(t *testing.T) {
 }
 
 // TestStmtCacheNames: the caller cannot collide with or misuse the names of this
-// server's statements. EXECUTE of them (which passes the gate: EXPLAIN EXECUTE is a
-// plannable statement) runs a read the caller already sent, or one of the per-call
-// statements, inside the read-only transaction that is rolled back: no write, no
-// setting or prepared statement left behind, and the cache keeps working. PREPARE and
-// DEALLOCATE are refused by the gate; a statement of ours deallocated by a function is
+// server's statements. EXECUTE (which the gate would pass: EXPLAIN EXECUTE is a
+// plannable statement) is refused before anything is sent, whatever the name;
+// PREPARE and DEALLOCATE are refused by the gate; nothing is left behind and the
+// cache keeps working; a statement of ours deallocated by a function is
 // parsed again, and a function that prepares one of our names loses its connection.
 func TestStmtCacheNames(t *testing.T) {
 	t.Parallel()
@@ -323,14 +322,19 @@ CREATE FUNCTION prep(name text) RETURNS int LANGUAGE plpgsql AS $$BEGIN EXECUTE 
 		"DEALLOCATE ALL",
 		"EXPLAIN ANALYZE EXECUTE " + cachedName,
 	} {
-		// Most run (EXECUTE mcpkit_begin warns, EXECUTE mcpkit_setup('0') sets a
-		// timeout for the rest of a transaction that is then rolled back); EXECUTE
-		// mcpkit_rollback ends the session (PostgreSQL 15: FATAL XX000, "unexpected
-		// state ABORT_PENDING"), so that call fails and the pool starts again.
+		// EXECUTE is refused before anything is sent (checkStatementText): run,
+		// EXECUTE mcpkit_rollback ended the session (PostgreSQL 15: FATAL XX000,
+		// "unexpected state ABORT_PENDING"), letting a caller reset the pool at will.
+		// PREPARE, DEALLOCATE and EXPLAIN are refused by the gate.
 		_, err := db.Query(ctx, sql, nil)
 		t.Logf("%s: %v", sql, err)
 		var re *RejectError
-		if strings.HasPrefix(sql, "PREPARE") || strings.HasPrefix(sql, "DEALLOCATE") || strings.HasPrefix(sql, "EXPLAIN") {
+		switch {
+		case strings.HasPrefix(sql, "EXECUTE"):
+			if !errors.As(err, &re) || !strings.Contains(re.Reason, "EXECUTE of a prepared statement is not allowed") {
+				t.Errorf("%s: got %v, want the EXECUTE refusal", sql, err)
+			}
+		default:
 			if !errors.As(err, &re) || re.Reason != reasonNotAQuery {
 				t.Errorf("%s: got %v, want the gate's refusal", sql, err)
 			}
