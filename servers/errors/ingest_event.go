@@ -53,10 +53,12 @@ type sdkEvent struct {
 	Stacktrace  *sdkStacktrace            `json:"stacktrace"`
 	Breadcrumbs flexValues[sdkBreadcrumb] `json:"breadcrumbs"`
 	Fingerprint []flexString              `json:"fingerprint"`
-	SDK         *struct {
-		Name    flexString `json:"name"`
-		Version flexString `json:"version"`
-	} `json:"sdk"`
+	SDK         *sdkInfo                  `json:"sdk"`
+}
+
+type sdkInfo struct {
+	Name    flexString `json:"name"`
+	Version flexString `json:"version"`
 }
 
 type sdkLogEntry struct {
@@ -135,9 +137,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("event payload is not a JSON object")
 	}
-	var in sdkEvent
-	if err := json.Unmarshal(trimmed, &in); err != nil {
-		return nil, fmt.Errorf("event payload is not valid JSON for a Sentry event: %v", err)
+	in, err := decodeSDKEventOrReflect(trimmed)
+	if err != nil {
+		return nil, err
 	}
 	if in.EventID == "" {
 		in.EventID = flexString(fallbackID)
@@ -221,6 +223,25 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	}
 	e.Tags = normalizeTags(in.Tags)
 	return e, nil
+}
+
+// decodeSDKEventOrReflect decodes a payload with the fast decoder, or, for a payload
+// it does not take, with the reflective one (which words the error for a bad payload).
+func decodeSDKEventOrReflect(payload []byte) (*sdkEvent, error) {
+	if in, ok := decodeSDKEvent(payload); ok {
+		return in, nil
+	}
+	return decodeSDKEventReflect(payload)
+}
+
+// decodeSDKEventReflect is the reference decoding of a payload: segmentio's decoder
+// with the flex types' UnmarshalJSON.
+func decodeSDKEventReflect(payload []byte) (*sdkEvent, error) {
+	in := new(sdkEvent)
+	if err := json.Unmarshal(payload, in); err != nil {
+		return nil, fmt.Errorf("event payload is not valid JSON for a Sentry event: %v", err)
+	}
+	return in, nil
 }
 
 func capped(s string, max int) string {
