@@ -47,7 +47,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 	} else {
 		e.Timestamp = ts
 	}
-	body, err := json.Marshal(e)
+	body, err := marshalEvent(e)
 	if err != nil {
 		return nil, err
 	}
@@ -62,14 +62,22 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 	}
 	p.message = capped(firstLine(firstNonEmpty(e.Message, p.value)), summaryMessageCap)
 	p.tags = make([]tagPair, 0, len(e.Tags))
-	obj := make(map[string]string, len(e.Tags))
+	var seen map[string]bool // past a few tags; fewer are looked up in p.tags
 	for _, t := range e.Tags {
-		if _, dup := obj[t.Key]; dup {
+		if hasTagKey(p.tags, seen, t.Key) {
 			continue
+		}
+		if len(p.tags) == 32 {
+			seen = make(map[string]bool, len(e.Tags))
+			for _, q := range p.tags {
+				seen[q.Key] = true
+			}
+		}
+		if seen != nil {
+			seen[t.Key] = true
 		}
 		v := redactValue(t.Key, t.Value)
 		p.tags = append(p.tags, tagPair{Key: t.Key, Value: v})
-		obj[t.Key] = v
 		switch t.Key {
 		case "environment":
 			p.environment = v
@@ -79,10 +87,21 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 			p.user = v
 		}
 	}
-	if p.tagsJSON, err = json.Marshal(obj); err != nil {
-		return nil, err
-	}
+	p.tagsJSON = marshalTags(p.tags)
 	return p, nil
+}
+
+// hasTagKey reports whether tags (or seen, once there are many) hold key.
+func hasTagKey(tags []tagPair, seen map[string]bool, key string) bool {
+	if seen != nil {
+		return seen[key]
+	}
+	for _, t := range tags {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingTags are the tag pairs of committed events not yet counted into issue_tags
