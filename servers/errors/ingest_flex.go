@@ -2,6 +2,7 @@ package errorserver
 
 import (
 	"bytes"
+	"errors"
 	json "github.com/segmentio/encoding/json"
 	"math"
 	"strconv"
@@ -107,7 +108,8 @@ func flexTimeOf(raw string) flexTime {
 	if s == "" || s == "null" {
 		return flexTime{}
 	}
-	if sec, err := strconv.ParseFloat(s, 64); err == nil {
+	// A date has colons, which no number has: skip ParseFloat's error for it.
+	if sec, err := parseFloatNoColon(s); err == nil {
 		if sec > 0 && sec < 1e11 {
 			whole, frac := math.Modf(sec)
 			return flexTime{time.Unix(int64(whole), int64(frac*1e9)).UTC()}
@@ -120,6 +122,16 @@ func flexTimeOf(raw string) flexTime {
 		}
 	}
 	return flexTime{}
+}
+
+// errHasColon stands for ParseFloat's error on text it cannot parse.
+var errHasColon = errors.New("has a colon: not a number")
+
+func parseFloatNoColon(s string) (float64, error) {
+	if strings.IndexByte(s, ':') >= 0 {
+		return 0, errHasColon
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // flexPairs accepts an object of string-ish values or a list of [key, value] pairs and

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The JSON reader of the fast event decoder (ingest_decode.go): strict JSON, but
@@ -13,10 +14,23 @@ import (
 
 // sdkDecoder reads one JSON text. Its methods panic with decodeBail on anything
 // the fast path does not take; decodeSDKEvent recovers.
+//
+// Every string it returns points into one allocation: the first half holds a copy of
+// the payload (s), of which a string without escapes is a substring; the second half
+// (arena) receives unescaped strings, which are never longer than their escaped
+// text, so it does not fill (were it to, a string would get an array of its own). Bytes there are written once, before the string that
+// views them is made, and never again: the strings are as immutable as any.
 type sdkDecoder struct {
-	s     string // the payload, copied once: plain strings are substrings of it
+	s     string
+	arena []byte
 	i     int
 	depth int
+}
+
+func newSDKDecoder(payload []byte) sdkDecoder {
+	buf := make([]byte, 2*len(payload))
+	copy(buf, payload)
+	return sdkDecoder{s: unsafe.String(unsafe.SliceData(buf), len(payload)), arena: buf[len(payload):len(payload)]}
 }
 
 type decodeBail struct{}
@@ -163,16 +177,20 @@ func (d *sdkDecoder) str() string {
 	return ""
 }
 
-// strEscaped finishes a string whose first escape is at i.
+// strEscaped finishes a string whose first escape is at i, unescaping it into the
+// arena.
 func (d *sdkDecoder) strEscaped(start, i int) string {
-	buf := make([]byte, 0, len(d.s[start:i])+32)
-	buf = append(buf, d.s[start:i]...)
+	from := len(d.arena)
+	buf := append(d.arena, d.s[start:i]...)
 	for i < len(d.s) {
 		c := d.s[i]
 		switch {
 		case c == '"':
 			d.i = i + 1
-			return string(buf)
+			if cap(buf) == cap(d.arena) {
+				d.arena = buf
+			} // else append moved buf to an array of its own (see sdkDecoder: it does not)
+			return unsafe.String(&buf[from], len(buf)-from)
 		case c == '\\':
 			if i+1 >= len(d.s) {
 				d.bail()
@@ -405,6 +423,9 @@ func (d *sdkDecoder) flexStrings() []flexString {
 	d.enter('[')
 	var out []flexString
 	for n := 0; d.more(']', n); n++ {
+		if out == nil {
+			out = make([]flexString, 0, 8) // source context: usually 5 lines
+		}
 		out = append(out, d.flexString())
 	}
 	return out
@@ -491,6 +512,9 @@ func list[T any](d *sdkDecoder, elem func(*sdkDecoder, *T)) []T {
 	d.enter('[')
 	var out []T
 	for n := 0; d.more(']', n); n++ {
+		if out == nil {
+			out = make([]T, 0, 4)
+		}
 		var v T
 		if !d.null() {
 			elem(d, &v)
