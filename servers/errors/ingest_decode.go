@@ -15,7 +15,7 @@ package errorserver
 // which also words the error for a bad payload. FuzzDecodeSDKEvent checks the two
 // agree.
 func decodeSDKEvent(payload []byte) (ev *sdkEvent, ok bool) {
-	d := sdkDecoder{s: string(payload)}
+	d := newSDKDecoder(payload)
 	defer func() {
 		if r := recover(); r != nil {
 			if _, bail := r.(decodeBail); !bail {
