@@ -174,6 +174,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if len(excs) > ingestMaxExceptions {
 		excs = excs[len(excs)-ingestMaxExceptions:] // keep the outermost: they were reported
 	}
+	if len(excs) > 0 {
+		e.Exceptions = make([]exceptionData, 0, len(excs))
+	}
 	for _, ex := range excs {
 		x := exceptionData{
 			Type:   capped(string(ex.Type), 512),
@@ -195,6 +198,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	crumbs := []sdkBreadcrumb(in.Breadcrumbs)
 	if len(crumbs) > ingestMaxBreadcrumbs {
 		crumbs = crumbs[len(crumbs)-ingestMaxBreadcrumbs:]
+	}
+	if len(crumbs) > 0 {
+		e.Breadcrumbs = make([]breadcrumbData, 0, len(crumbs))
 	}
 	for _, b := range crumbs {
 		e.Breadcrumbs = append(e.Breadcrumbs, breadcrumbData{
@@ -493,14 +499,16 @@ func bound(key string, v any, depth int) (any, bool) {
 	}
 	switch x := v.(type) {
 	case string:
-		out := capped(RedactText(x), ingestMaxString/4)
-		return out, out != x
+		if out := capped(RedactText(x), ingestMaxString/4); out != x {
+			return out, true
+		}
+		return v, false // as it came: boxing x again would allocate
 	case map[string]any:
 		if depth > ingestMaxDepth {
 			return "{...}", true
 		}
 		if x != nil && len(x) <= ingestMaxKeys && !mapChanges(x, depth) {
-			return x, false
+			return v, false
 		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -520,7 +528,7 @@ func bound(key string, v any, depth int) (any, bool) {
 			return "[...]", true
 		}
 		if x != nil && len(x) <= ingestMaxList && !listChanges(key, x, depth) {
-			return x, false
+			return v, false
 		}
 		if len(x) > ingestMaxList {
 			x = x[:ingestMaxList]

@@ -15,11 +15,13 @@ import (
 // sdkDecoder reads one JSON text. Its methods panic with decodeBail on anything
 // the fast path does not take; decodeSDKEvent recovers.
 //
-// Every string it returns points into one allocation: the first half holds a copy of
-// the payload (s), of which a string without escapes is a substring; the second half
-// (arena) receives unescaped strings, which are never longer than their escaped
-// text, so it does not fill (were it to, a string would get an array of its own). Bytes there are written once, before the string that
-// views them is made, and never again: the strings are as immutable as any.
+// Every string it returns points into one of two allocations: a copy of the payload
+// (s), of which a string without escapes is a substring, and, made at the first
+// escape, an arena the unescaped strings are written to. An unescaped string is never
+// longer than its escaped text, so an arena as long as the rest of the payload does
+// not fill (were it to, a string would get an array of its own). Bytes there are
+// written once, before the string that views them is made, and never again: the
+// strings are as immutable as any.
 type sdkDecoder struct {
 	s     string
 	arena []byte
@@ -28,9 +30,7 @@ type sdkDecoder struct {
 }
 
 func newSDKDecoder(payload []byte) sdkDecoder {
-	buf := make([]byte, 2*len(payload))
-	copy(buf, payload)
-	return sdkDecoder{s: unsafe.String(unsafe.SliceData(buf), len(payload)), arena: buf[len(payload):len(payload)]}
+	return sdkDecoder{s: string(payload)}
 }
 
 type decodeBail struct{}
@@ -180,6 +180,9 @@ func (d *sdkDecoder) str() string {
 // strEscaped finishes a string whose first escape is at i, unescaping it into the
 // arena.
 func (d *sdkDecoder) strEscaped(start, i int) string {
+	if d.arena == nil {
+		d.arena = make([]byte, 0, len(d.s)-start)
+	}
 	from := len(d.arena)
 	buf := append(d.arena, d.s[start:i]...)
 	for i < len(d.s) {
