@@ -435,7 +435,7 @@ const hexDigits = "0123456789abcdef"
 func (a *jsonAppender) str(s string) {
 	a.b = append(a.b, '"')
 	i := 0
-	for j := 0; j < len(s); {
+	for j := htmlSafeRun(s, 0); j < len(s); {
 		c := s[j]
 		if c < utf8.RuneSelf {
 			if jsonSafe[c] {
@@ -459,8 +459,8 @@ func (a *jsonAppender) str(s string) {
 			default:
 				a.b = append(a.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}
-			j++
-			i = j
+			i = j + 1
+			j = htmlSafeRun(s, i)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[j:])
@@ -472,11 +472,11 @@ func (a *jsonAppender) str(s string) {
 			a.b = append(a.b, s[i:j]...)
 			a.b = append(a.b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 		default:
-			j += size
+			j = htmlSafeRun(s, j+size)
 			continue
 		}
-		j += size
-		i = j
+		i = j + size
+		j = htmlSafeRun(s, i)
 	}
 	a.b = append(a.b, s[i:]...)
 	a.b = append(a.b, '"')

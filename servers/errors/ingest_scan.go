@@ -154,7 +154,7 @@ func (d *sdkDecoder) null() bool {
 // substring of the payload copy; one with escapes is unescaped into a new string.
 func (d *sdkDecoder) str() string {
 	start := d.i + 1
-	for i := start; i < len(d.s); {
+	for i := plainRun(d.s, start); i < len(d.s); {
 		switch c := d.s[i]; {
 		case c == '"':
 			d.i = i + 1
@@ -168,7 +168,7 @@ func (d *sdkDecoder) str() string {
 			if r == utf8.RuneError && size == 1 {
 				d.bail()
 			}
-			i += size
+			i = plainRun(d.s, i+size)
 		default:
 			i++
 		}
@@ -186,6 +186,11 @@ func (d *sdkDecoder) strEscaped(start, i int) string {
 	from := len(d.arena)
 	buf := append(d.arena, d.s[start:i]...)
 	for i < len(d.s) {
+		if k := plainRun(d.s, i); k > i {
+			buf = append(buf, d.s[i:k]...)
+			i = k
+			continue
+		}
 		c := d.s[i]
 		switch {
 		case c == '"':
