@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	json "github.com/segmentio/encoding/json"
@@ -167,6 +168,30 @@ func TestPrepareKeepsFirstOfRepeatedTags(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, p.tags, cmp.AllowUnexported(tagPair{})); diff != "" {
 			t.Errorf("%d tags (-want +got):\n%s", n, diff)
+		}
+	}
+}
+
+// TestDetachTagsCopiesIntoOneString: after detachTags the tags' text is one string of
+// its own, key after value after key, whatever it pointed into before.
+func TestDetachTagsCopiesIntoOneString(t *testing.T) {
+	payload := "level error environment production"
+	tags := []tagPair{{payload[:5], payload[6:11]}, {payload[12:23], payload[24:]}, {"", ""}}
+	want := slices.Clone(tags)
+	detachTags(tags)
+	if diff := cmp.Diff(want, tags); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	next := unsafe.StringData(tags[0].Key)
+	if next == unsafe.StringData(payload) {
+		t.Fatal("the tags still point into the payload")
+	}
+	for _, p := range tags[:2] {
+		for _, s := range []string{p.Key, p.Value} {
+			if unsafe.StringData(s) != next {
+				t.Fatalf("%q is not where the previous text ended", s)
+			}
+			next = (*byte)(unsafe.Add(unsafe.Pointer(next), len(s)))
 		}
 	}
 }

@@ -76,19 +76,44 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 		if seen != nil {
 			seen[t.Key] = true
 		}
-		v := redactValue(t.Key, t.Value)
-		p.tags = append(p.tags, tagPair{Key: t.Key, Value: v})
+		p.tags = append(p.tags, tagPair{Key: t.Key, Value: redactValue(t.Key, t.Value)})
+	}
+	detachTags(p.tags)
+	for _, t := range p.tags {
 		switch t.Key {
 		case "environment":
-			p.environment = v
+			p.environment = t.Value
 		case "release":
-			p.release = v
+			p.release = t.Value
 		case "user":
-			p.user = v
+			p.user = t.Value
 		}
 	}
 	p.tagsJSON = marshalTags(p.tags)
 	return p, nil
+}
+
+// detachTags gives the tags' text one string of their own. The writer keeps tag keys
+// in its caches and the tags in its pending counts long after the event is stored,
+// and a tag decoded as a substring of the payload (see sdkDecoder) would keep the
+// whole payload in memory with it.
+func detachTags(tags []tagPair) {
+	n := 0
+	for _, t := range tags {
+		n += len(t.Key) + len(t.Value)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, t := range tags {
+		b.WriteString(t.Key)
+		b.WriteString(t.Value)
+	}
+	s := b.String()
+	for i := range tags {
+		k, v := len(tags[i].Key), len(tags[i].Value)
+		tags[i] = tagPair{Key: s[:k], Value: s[k : k+v]}
+		s = s[k+v:]
+	}
 }
 
 // hasTagKey reports whether tags (or seen, once there are many) hold key.
