@@ -27,7 +27,7 @@ const benchClients = 16
 // captureEnvelopes records what sentry-go sends for a few realistic errors (stack
 // traces with source context, breadcrumbs, tags, user, request): the bodies the
 // envelope benchmark replays. Each holds the event id it was sent with.
-func captureEnvelopes(b *testing.B) (bodies [][]byte, ids []string) {
+func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
 	b.Helper()
 	var mu sync.Mutex
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -118,6 +119,7 @@ func deriveIssueFields(e *eventData) {
 	if e.Culprit == "" {
 		e.Culprit = eventCulprit(e)
 	}
+	e.Tags = slices.Grow(e.Tags, 16) // the tags added below
 	add := func(k, v string) {
 		if v == "" || e.tag(k) != "" || len(e.Tags) >= ingestMaxTags+16 {
 			return
@@ -134,7 +136,7 @@ func deriveIssueFields(e *eventData) {
 		x := e.Exceptions[n-1]
 		add("mechanism", x.Mechanism)
 		if x.Handled != nil {
-			add("handled", map[bool]string{true: "yes", false: "no"}[*x.Handled])
+			add("handled", yesNo(*x.Handled))
 		}
 	}
 	for _, c := range []string{"os", "runtime", "browser"} {
@@ -148,6 +150,13 @@ func deriveIssueFields(e *eventData) {
 		add("url", e.Request.URL)
 	}
 	sortPairs(e.Tags)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func eventTitle(e *eventData) string {

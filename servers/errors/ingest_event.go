@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	json "github.com/segmentio/encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,10 +54,12 @@ type sdkEvent struct {
 	Stacktrace  *sdkStacktrace            `json:"stacktrace"`
 	Breadcrumbs flexValues[sdkBreadcrumb] `json:"breadcrumbs"`
 	Fingerprint []flexString              `json:"fingerprint"`
-	SDK         *struct {
-		Name    flexString `json:"name"`
-		Version flexString `json:"version"`
-	} `json:"sdk"`
+	SDK         *sdkInfo                  `json:"sdk"`
+}
+
+type sdkInfo struct {
+	Name    flexString `json:"name"`
+	Version flexString `json:"version"`
 }
 
 type sdkLogEntry struct {
@@ -135,9 +138,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("event payload is not a JSON object")
 	}
-	var in sdkEvent
-	if err := json.Unmarshal(trimmed, &in); err != nil {
-		return nil, fmt.Errorf("event payload is not valid JSON for a Sentry event: %v", err)
+	in, err := decodeSDKEventOrReflect(trimmed)
+	if err != nil {
+		return nil, err
 	}
 	if in.EventID == "" {
 		in.EventID = flexString(fallbackID)
@@ -171,6 +174,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if len(excs) > ingestMaxExceptions {
 		excs = excs[len(excs)-ingestMaxExceptions:] // keep the outermost: they were reported
 	}
+	if len(excs) > 0 {
+		e.Exceptions = make([]exceptionData, 0, len(excs))
+	}
 	for _, ex := range excs {
 		x := exceptionData{
 			Type:   capped(string(ex.Type), 512),
@@ -192,6 +198,9 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	crumbs := []sdkBreadcrumb(in.Breadcrumbs)
 	if len(crumbs) > ingestMaxBreadcrumbs {
 		crumbs = crumbs[len(crumbs)-ingestMaxBreadcrumbs:]
+	}
+	if len(crumbs) > 0 {
+		e.Breadcrumbs = make([]breadcrumbData, 0, len(crumbs))
 	}
 	for _, b := range crumbs {
 		e.Breadcrumbs = append(e.Breadcrumbs, breadcrumbData{
@@ -221,6 +230,25 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	}
 	e.Tags = normalizeTags(in.Tags)
 	return e, nil
+}
+
+// decodeSDKEventOrReflect decodes a payload with the fast decoder, or, for a payload
+// it does not take, with the reflective one (which words the error for a bad payload).
+func decodeSDKEventOrReflect(payload []byte) (*sdkEvent, error) {
+	if in, ok := decodeSDKEvent(payload); ok {
+		return in, nil
+	}
+	return decodeSDKEventReflect(payload)
+}
+
+// decodeSDKEventReflect is the reference decoding of a payload: segmentio's decoder
+// with the flex types' UnmarshalJSON.
+func decodeSDKEventReflect(payload []byte) (*sdkEvent, error) {
+	in := new(sdkEvent)
+	if err := json.Unmarshal(payload, in); err != nil {
+		return nil, fmt.Errorf("event payload is not valid JSON for a Sentry event: %v", err)
+	}
+	return in, nil
 }
 
 func capped(s string, max int) string {
@@ -304,6 +332,7 @@ func normalizeFrames(in []sdkFrame) []frameData {
 				post = post[:ingestMaxContext/2]
 			}
 			line := fd.Line
+			fd.Context = make([]contextLine, 0, len(pre)+1+len(post))
 			for i, s := range pre {
 				fd.Context = append(fd.Context, contextLine{Line: line - len(pre) + i, Code: capped(string(s), 1024)})
 			}
@@ -399,6 +428,13 @@ func normalizeContexts(in map[string]any) map[string]ctxData {
 		if !ok || len(out) >= 32 {
 			continue
 		}
+		if IsSecretKey(name) {
+			continue
+		}
+		if boundContextAsIs(m) {
+			out[capped(name, 128)] = ctxData(m)
+			continue
+		}
 		c := ctxData{}
 		for k, val := range m {
 			if len(c) >= 32 {
@@ -409,12 +445,32 @@ func normalizeContexts(in map[string]any) map[string]ctxData {
 				c[capped(k, 128)] = boundAny(k, val, ingestMaxDepth)
 			}
 		}
-		if IsSecretKey(name) {
-			continue
-		}
 		out[capped(name, 128)] = c
 	}
 	return out
+}
+
+// boundContextAsIs reports whether normalizeContexts would copy a context unchanged:
+// few keys, short ones, all values scalars that bounding leaves as they are. Then
+// the decoded map is kept instead of a copy (nothing else holds it).
+func boundContextAsIs(m map[string]any) bool {
+	if len(m) > 32 {
+		return false
+	}
+	for k, val := range m {
+		switch val.(type) {
+		case string, float64, bool:
+		default:
+			return false
+		}
+		if len(k) > 128 {
+			return false
+		}
+		if _, changed := bound(k, val, ingestMaxDepth); changed {
+			return false
+		}
+	}
+	return true
 }
 
 // boundMap redacts and caps a map of decoded JSON; nil for empty input.
@@ -429,15 +485,30 @@ func boundMap(m map[string]any, depth int) map[string]any {
 // boundAny redacts secret-looking keys and caps keys, list lengths, string sizes and
 // depth of a decoded JSON value.
 func boundAny(key string, v any, depth int) any {
+	out, _ := bound(key, v, depth)
+	return out
+}
+
+// bound is boundAny, also saying whether the value changed. A map or list that
+// does not change is returned as it is, not copied: most do not (breadcrumb data,
+// frame variables), and the decoded value has no other holder.
+func bound(key string, v any, depth int) (any, bool) {
 	if IsSecretKey(key) && v != nil {
-		return Redacted
+		s, ok := v.(string)
+		return Redacted, !ok || s != Redacted
 	}
 	switch x := v.(type) {
 	case string:
-		return capped(RedactText(x), ingestMaxString/4)
+		if out := capped(RedactText(x), ingestMaxString/4); out != x {
+			return out, true
+		}
+		return v, false // as it came: boxing x again would allocate
 	case map[string]any:
 		if depth > ingestMaxDepth {
-			return "{...}"
+			return "{...}", true
+		}
+		if x != nil && len(x) <= ingestMaxKeys && !mapChanges(x, depth) {
+			return v, false
 		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -451,10 +522,13 @@ func boundAny(key string, v any, depth int) any {
 		for _, k := range keys {
 			out[capped(k, 256)] = boundAny(k, x[k], depth+1)
 		}
-		return out
+		return out, true
 	case []any:
 		if depth > ingestMaxDepth {
-			return "[...]"
+			return "[...]", true
+		}
+		if x != nil && len(x) <= ingestMaxList && !listChanges(key, x, depth) {
+			return v, false
 		}
 		if len(x) > ingestMaxList {
 			x = x[:ingestMaxList]
@@ -469,10 +543,42 @@ func boundAny(key string, v any, depth int) any {
 			}
 			out[i] = boundAny(key, e, depth+1)
 		}
-		return out
+		return out, true
 	default:
-		return v
+		return v, false
 	}
+}
+
+// mapChanges reports whether bounding changes a value of m (at depth) or caps a key.
+func mapChanges(m map[string]any, depth int) bool {
+	for k, e := range m {
+		if len(k) > 256 {
+			return true
+		}
+		if _, changed := bound(k, e, depth+1); changed {
+			return true
+		}
+	}
+	return false
+}
+
+// listChanges reports whether bounding changes an element of l (at depth), a list
+// of [key, value] pairs being bounded by their keys.
+func listChanges(key string, l []any, depth int) bool {
+	for _, e := range l {
+		if pair, ok := e.([]any); ok && len(pair) == 2 {
+			if k, ok := pair[0].(string); ok {
+				if _, changed := bound(k, pair[1], depth+1); changed {
+					return true
+				}
+				continue
+			}
+		}
+		if _, changed := bound(key, e, depth+1); changed {
+			return true
+		}
+	}
+	return false
 }
 
 func normalizeTags(in []tagPair) []tagPair {
@@ -491,5 +597,5 @@ func normalizeTags(in []tagPair) []tagPair {
 }
 
 func sortPairs(p []tagPair) {
-	sort.SliceStable(p, func(i, j int) bool { return p[i].Key < p[j].Key })
+	slices.SortStableFunc(p, func(a, b tagPair) int { return strings.Compare(a.Key, b.Key) })
 }

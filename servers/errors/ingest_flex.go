@@ -2,6 +2,7 @@ package errorserver
 
 import (
 	"bytes"
+	"errors"
 	json "github.com/segmentio/encoding/json"
 	"math"
 	"strconv"
@@ -59,55 +60,78 @@ func plainJSONString(b []byte) bool {
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && math.Abs(f) < 1<<31 {
-		*n = flexInt(f)
-	} else {
-		*n = 0
-	}
+	*n = flexIntOf(string(b))
 	return nil
+}
+
+// flexIntOf is flexInt's rule on a value's raw JSON text (the fast decoder's way in).
+func flexIntOf(raw string) flexInt {
+	s := strings.Trim(strings.TrimSpace(raw), `"`)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && math.Abs(f) < 1<<31 {
+		return flexInt(f)
+	}
+	return 0
 }
 
 // flexBool accepts true/false, 1/0 and their string forms; nil when absent or unknown.
 type flexBool struct{ v *bool }
 
 func (f *flexBool) UnmarshalJSON(b []byte) error {
-	switch strings.Trim(strings.ToLower(string(bytes.TrimSpace(b))), `"`) {
+	*f = flexBoolOf(string(b))
+	return nil
+}
+
+// flexBoolOf is flexBool's rule on a value's raw JSON text.
+func flexBoolOf(raw string) flexBool {
+	switch strings.Trim(strings.ToLower(strings.TrimSpace(raw)), `"`) {
 	case "true", "1", "yes":
 		t := true
-		f.v = &t
+		return flexBool{&t}
 	case "false", "0", "no":
 		t := false
-		f.v = &t
-	default:
-		f.v = nil
+		return flexBool{&t}
 	}
-	return nil
+	return flexBool{}
 }
 
 // flexTime accepts RFC 3339 (with or without zone) or Unix seconds as a number or string.
 type flexTime struct{ t time.Time }
 
 func (f *flexTime) UnmarshalJSON(b []byte) error {
-	f.t = time.Time{}
-	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
+	*f = flexTimeOf(string(b))
+	return nil
+}
+
+// flexTimeOf is flexTime's rule on a value's raw JSON text.
+func flexTimeOf(raw string) flexTime {
+	s := strings.Trim(strings.TrimSpace(raw), `"`)
 	if s == "" || s == "null" {
-		return nil
+		return flexTime{}
 	}
-	if sec, err := strconv.ParseFloat(s, 64); err == nil {
+	// A date has colons, which no number has: skip ParseFloat's error for it.
+	if sec, err := parseFloatNoColon(s); err == nil {
 		if sec > 0 && sec < 1e11 {
 			whole, frac := math.Modf(sec)
-			f.t = time.Unix(int64(whole), int64(frac*1e9)).UTC()
+			return flexTime{time.Unix(int64(whole), int64(frac*1e9)).UTC()}
 		}
-		return nil
+		return flexTime{}
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			f.t = t.UTC()
-			return nil
+			return flexTime{t.UTC()}
 		}
 	}
-	return nil
+	return flexTime{}
+}
+
+// errHasColon stands for ParseFloat's error on text it cannot parse.
+var errHasColon = errors.New("has a colon: not a number")
+
+func parseFloatNoColon(s string) (float64, error) {
+	if strings.IndexByte(s, ':') >= 0 {
+		return 0, errHasColon
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // flexPairs accepts an object of string-ish values or a list of [key, value] pairs and

@@ -47,7 +47,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 	} else {
 		e.Timestamp = ts
 	}
-	body, err := json.Marshal(e)
+	body, err := marshalEvent(e)
 	if err != nil {
 		return nil, err
 	}
@@ -62,27 +62,71 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 	}
 	p.message = capped(firstLine(firstNonEmpty(e.Message, p.value)), summaryMessageCap)
 	p.tags = make([]tagPair, 0, len(e.Tags))
-	obj := make(map[string]string, len(e.Tags))
+	var seen map[string]bool // past a few tags; fewer are looked up in p.tags
 	for _, t := range e.Tags {
-		if _, dup := obj[t.Key]; dup {
+		if hasTagKey(p.tags, seen, t.Key) {
 			continue
 		}
-		v := redactValue(t.Key, t.Value)
-		p.tags = append(p.tags, tagPair{Key: t.Key, Value: v})
-		obj[t.Key] = v
+		if len(p.tags) == 32 {
+			seen = make(map[string]bool, len(e.Tags))
+			for _, q := range p.tags {
+				seen[q.Key] = true
+			}
+		}
+		if seen != nil {
+			seen[t.Key] = true
+		}
+		p.tags = append(p.tags, tagPair{Key: t.Key, Value: redactValue(t.Key, t.Value)})
+	}
+	detachTags(p.tags)
+	for _, t := range p.tags {
 		switch t.Key {
 		case "environment":
-			p.environment = v
+			p.environment = t.Value
 		case "release":
-			p.release = v
+			p.release = t.Value
 		case "user":
-			p.user = v
+			p.user = t.Value
 		}
 	}
-	if p.tagsJSON, err = json.Marshal(obj); err != nil {
-		return nil, err
-	}
+	p.tagsJSON = marshalTags(p.tags)
 	return p, nil
+}
+
+// detachTags gives the tags' text one string of their own. The writer keeps tag keys
+// in its caches and the tags in its pending counts long after the event is stored,
+// and a tag decoded as a substring of the payload (see sdkDecoder) would keep the
+// whole payload in memory with it.
+func detachTags(tags []tagPair) {
+	n := 0
+	for _, t := range tags {
+		n += len(t.Key) + len(t.Value)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, t := range tags {
+		b.WriteString(t.Key)
+		b.WriteString(t.Value)
+	}
+	s := b.String()
+	for i := range tags {
+		k, v := len(tags[i].Key), len(tags[i].Value)
+		tags[i] = tagPair{Key: s[:k], Value: s[k : k+v]}
+		s = s[k+v:]
+	}
+}
+
+// hasTagKey reports whether tags (or seen, once there are many) hold key.
+func hasTagKey(tags []tagPair, seen map[string]bool, key string) bool {
+	if seen != nil {
+		return seen[key]
+	}
+	for _, t := range tags {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingTags are the tag pairs of committed events not yet counted into issue_tags

@@ -1,11 +1,13 @@
 package errorserver
 
 import (
+	"bytes"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Redacted replaces every value that looks like a secret.
@@ -149,6 +151,25 @@ func mayHoldSecret(s string) bool {
 	if strings.Contains(s, "://") && strings.Contains(s, "@") { // a password in a URL
 		return true
 	}
+	// Lower-case a short ASCII text on the stack (strings.ToLower would allocate for
+	// every text with a capital); other text the Unicode way.
+	var buf [512]byte
+	if len(s) <= len(buf) && isASCII(s) {
+		lower := buf[:len(s)]
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+		for _, h := range secretHintBytes {
+			if bytes.Contains(lower, h) {
+				return true
+			}
+		}
+		return false
+	}
 	lower := strings.ToLower(s)
 	for _, h := range secretHints {
 		if strings.Contains(lower, h) {
@@ -156,6 +177,22 @@ func mayHoldSecret(s string) bool {
 		}
 	}
 	return false
+}
+
+var secretHintBytes = func() (out [][]byte) {
+	for _, h := range secretHints {
+		out = append(out, []byte(h))
+	}
+	return out
+}()
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // redactAny returns a copy of v (decoded JSON) with the value of every secret-looking
