@@ -12,11 +12,11 @@ var pageFuncs = template.FuncMap{
 	"resourceLink": resourceLink,
 	"fileLink":     fileLink,
 	"editorLink":   editorLink,
-	"ago":     ago,
-	"comma":   comma,
-	"percent": percent,
-	"deref":   func(b *bool) bool { return b != nil && *b },
-	"isset":   func(b *bool) bool { return b != nil },
+	"ago":          ago,
+	"comma":        comma,
+	"percent":      percent,
+	"deref":        func(b *bool) bool { return b != nil && *b },
+	"isset":        func(b *bool) bool { return b != nil },
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
