@@ -1,10 +1,13 @@
 package errorserver
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // procCost reads what a process has cost so far: bytes it caused to be written to
@@ -40,17 +43,30 @@ func readProcCost(pid string) (procCost, bool) {
 }
 
 // meterCost starts measuring process pid ("self" for this one); the returned func
-// reports disk KB and CPU µs per op since the start (CPU in clock ticks of 10 ms, so
-// it needs a few seconds of work to be exact to a few percent).
-func meterCost(b *testing.B, pid string) func() {
+// reports disk KB and CPU µs per op since the start, and returns them (CPU in clock
+// ticks of 10 ms, so it needs a few seconds of work to be exact to a few percent).
+func meterCost(b *testing.B, pid string) func() (diskKB, cpuUs float64) {
 	start, ok := readProcCost(pid)
-	return func() {
+	return func() (float64, float64) {
 		end, ok2 := readProcCost(pid)
 		if !ok || !ok2 || b.N == 0 {
-			return
+			return 0, 0
 		}
 		n := float64(b.N)
-		b.ReportMetric(float64(end.writeBytes-start.writeBytes)/1024/n, "disk-KB/event")
-		b.ReportMetric(float64(end.cpuTicks-start.cpuTicks)*1e4/n, "cpu-µs/event")
+		diskKB := float64(end.writeBytes-start.writeBytes) / 1024 / n
+		cpuUs := float64(end.cpuTicks-start.cpuTicks) * 1e4 / n
+		b.ReportMetric(diskKB, "disk-KB/event")
+		b.ReportMetric(cpuUs, "cpu-µs/event")
+		return diskKB, cpuUs
 	}
+}
+
+// ingestSummary writes one line of `make bench`'s summary for an ingest benchmark
+// (only for a run long enough to mean something).
+func ingestSummary(b *testing.B, what string, eventsPerSec, diskKB, cpuUs float64) {
+	if b.N < 1000 {
+		return
+	}
+	mcpkittest.BenchSummary(fmt.Sprintf("errors ingest, %s: %.0f events/s acknowledged durably over %d events (target ≥ 10,000 with 16 clients posting prepared envelopes); %.1f KB written to disk and %.0f µs of that process's CPU per event; %s\n",
+		what, eventsPerSec, b.N, diskKB, cpuUs, mcpkittest.LoadAvg()))
 }

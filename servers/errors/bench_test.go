@@ -149,9 +149,11 @@ func BenchmarkIngestEnvelopes(b *testing.B) {
 	commits := store.w.Load().commits.Load()
 	postEnvelopes(b, addr, "42", testKey, bodies, ids, 0)
 	b.StopTimer()
-	cost()
+	diskKB, cpuUs := cost()
 	b.ReportMetric(float64(b.N)/float64(store.w.Load().commits.Load()-commits), "events/commit")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	rate := float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, "events/s")
+	ingestSummary(b, "the store in the benchmark's process (its 16 clients' CPU counted in), 16 HTTP clients posting sentry-go's envelopes", rate, diskKB, cpuUs)
 	b.ReportMetric(float64(size/len(bodies)), "envelope_bytes")
 	if n := store.eventCount(b); n != int64(b.N) {
 		b.Fatalf("stored %d events, sent %d", n, b.N)
@@ -228,6 +230,7 @@ func BenchmarkIngestSentryGo(b *testing.B) {
 	var next atomic.Int64
 	next.Store(int64(b.N))
 	errBench := errors.New("bench failure")
+	cost := meterCost(b, "self")
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for range benchClients {
@@ -242,7 +245,10 @@ func BenchmarkIngestSentryGo(b *testing.B) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	diskKB, cpuUs := cost()
+	rate := float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, "events/s")
+	ingestSummary(b, "16 real sentry-go clients (synchronous transport) in the benchmark's process", rate, diskKB, cpuUs)
 	if n := store.eventCount(b); n != int64(b.N) {
 		b.Fatalf("stored %d events, sent %d", n, b.N)
 	}

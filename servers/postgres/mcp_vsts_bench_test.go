@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
@@ -130,13 +130,7 @@ func tsServerPath() (node, script string, err error) {
 	return node, script, nil
 }
 
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return fmt.Sprintf("load ?/%dcpu", runtime.NumCPU())
-	}
-	return fmt.Sprintf("load %s/%dcpu", strings.Fields(string(b))[0], runtime.NumCPU())
-}
+func loadAvg() string { return mcpkittest.LoadAvg() }
 
 func pct(d []time.Duration, p float64) time.Duration {
 	if len(d) == 0 {
@@ -356,15 +350,7 @@ func BenchmarkQueryVsTypeScript(b *testing.B) {
 
 // benchSummary prints a result table and appends it to the file BENCH_SUMMARY names,
 // if any (make bench prints them all again at the end).
-func benchSummary(text string) {
-	fmt.Print(text)
-	if f := os.Getenv("BENCH_SUMMARY"); f != "" {
-		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			_, _ = w.WriteString(text)
-			w.Close()
-		}
-	}
-}
+func benchSummary(text string) { mcpkittest.BenchSummary(text) }
 
 // BenchmarkCappedVsCopy: a 1,000-row capped result through the query tool (stdio, the
 // default 1000-row cap on a 10-million-row statement) against the same 1,000 rows

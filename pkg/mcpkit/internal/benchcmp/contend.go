@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // spinEnv makes any binary that links this package a CPU-bound competitor instead of
@@ -69,11 +70,4 @@ func Contend(n int) (stop func(), err error) {
 
 // LoadAvg is the 1-minute load average and the number of CPUs, as "load 3.21/2cpu",
 // printed next to every ratio: on a shared machine a ratio means little without it.
-func LoadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return fmt.Sprintf("load ?/%dcpu", runtime.NumCPU())
-	}
-	f := strings.Fields(string(b))
-	return fmt.Sprintf("load %s/%dcpu", f[0], runtime.NumCPU())
-}
+func LoadAvg() string { return mcpkittest.LoadAvg() }

@@ -3,12 +3,13 @@ package benchcmp
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // Latencies are per-call durations.
@@ -154,15 +155,7 @@ func (a *Alternator) Rounds() Rounds {
 // Summary prints a benchmark's result table and, when the environment names a file
 // in BENCH_SUMMARY (make bench does), appends it there too, so that every ratio can be
 // printed again, together, at the end of a long run.
-func Summary(text string) {
-	fmt.Print(text)
-	if f := os.Getenv("BENCH_SUMMARY"); f != "" {
-		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			_, _ = w.WriteString(text)
-			w.Close()
-		}
-	}
-}
+func Summary(text string) { mcpkittest.BenchSummary(text) }
 
 func ratio(a, b time.Duration) float64 {
 	if b == 0 {
