@@ -48,13 +48,10 @@ import (
 //   - Names: protocol-level statements share PostgreSQL's namespace with SQL's
 //     PREPARE/EXECUTE. The gate refuses PREPARE and DEALLOCATE; a statement made by a
 //     function's dynamic SQL is caught by the session check (the connection is
-//     closed); EXECUTE of one of our names runs a read the same caller already sent
-//     (or one of our per-call statements), inside the same read-only, rolled-back
-//     transaction (TestStmtCacheNames); a statement of ours deallocated by a function
-//     is re-parsed (26000 is in reparse). (EXECUTE of the per-call ROLLBACK, which
-//     predates this cache, makes PostgreSQL 15 end the session with FATAL XX000
-//     "unexpected state ABORT_PENDING": the call fails, the pool is reset as after any
-//     lost connection, and nothing is left behind.)
+//     closed); EXECUTE is refused before anything is sent (checkStatementText), since
+//     EXECUTE of the per-call ROLLBACK made PostgreSQL 15 end the session (FATAL XX000
+//     "unexpected state ABORT_PENDING"); a statement of ours deallocated by a function
+//     is re-parsed (26000 is in reparse) (TestStmtCacheNames).
 //
 // What stays different from a fresh Parse, as for every prepared statement and every
 // driver's statement cache: PostgreSQL resolves function and operator names at Parse,
