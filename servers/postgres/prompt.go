@@ -62,7 +62,7 @@ func writeQueryText(ctx context.Context, db *DB, question, schema string) (strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "Write one PostgreSQL query that answers this question about database %q, then run it with the query tool.\n\nQuestion: %s\n\n", db.Target().Database, question)
 	fmt.Fprintf(&b, `Rules:
-- Exactly one statement: SELECT, WITH, VALUES or TABLE. No several statements separated by ';', no COPY, DO, CALL, SET or transaction control: the server refuses them. It runs the query in a READ ONLY transaction that is rolled back, so writes fail.
+- Exactly one statement: SELECT, WITH, VALUES or TABLE. No several statements separated by ';', no COPY, DO, CALL, SET, EXECUTE or transaction control: the server refuses them. It runs the query in a READ ONLY transaction that is rolled back, so writes fail.
 - Put values from the question in params ($1, $2, …) instead of the SQL text; cast a placeholder whose type is ambiguous, e.g. $1::date.
 - Add a LIMIT: at most %d rows come back and truncated=true means rows were cut. Aggregate (count, sum, group by) in SQL instead of fetching rows to count them.
 - Qualify tables with their schema; double-quote names with capitals or special characters.
