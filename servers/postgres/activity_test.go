@@ -42,24 +42,29 @@ func TestActivity(t *testing.T) {
 		}
 	}()
 
-	// Wait (bounded) until the server shows the waiter blocked.
+	// Wait (bounded) until the server shows the waiter blocked and the holder settled
+	// in its wait for the client: between its statement's end and that wait, a backend
+	// is "idle in transaction" with no wait event for a moment.
 	var report *ActivityReport
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		r, err := db.Activity(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
+		blocked, settled := false, false
 		for _, l := range r.WaitingLocks {
-			if l.PID == waiterPID {
-				report = r
-			}
+			blocked = blocked || l.PID == waiterPID
 		}
-		if report != nil {
+		for _, s := range r.Sessions {
+			settled = settled || s.PID == holderPID && s.WaitEventType == "Client"
+		}
+		if blocked && settled {
+			report = r
 			break
 		}
 	}
 	if report == nil {
-		t.Fatal("the blocked session never showed up in Activity")
+		t.Fatal("the blocked session (behind a holder waiting for its client) never showed up in Activity")
 	}
 
 	type brief struct {
