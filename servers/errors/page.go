@@ -124,6 +124,12 @@ func (p *page) guard(h http.HandlerFunc) http.HandlerFunc {
 			w.Write([]byte("This page answers to localhost, 127.0.0.1 and [::1] only, not to the host name this request was sent to: open it as http://localhost:PORT/ on the machine the collector runs on. (A page of another site that made its name resolve to this machine must not read your errors.)\n"))
 			return
 		}
+		if crossSiteSubresource(r) {
+			hd.Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte("This page is not served to other sites' scripts, images or frames: open it yourself, at http://localhost:PORT/.\n"))
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			hd.Set("Allow", "GET, HEAD")
 			hd.Set("Content-Type", "text/plain; charset=utf-8")
@@ -133,6 +139,17 @@ func (p *page) guard(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// crossSiteSubresource reports a request a browser made for another site's page
+// other than by following a link: a fetch, an image, a script, a frame (Fetch
+// Metadata: Sec-Fetch-Site cross-site, Sec-Fetch-Mode not navigate). Such a page
+// cannot read the answer (no CORS header, and the Host check stops DNS rebinding),
+// but it could make the collector run searches over and over; a person following a
+// link from anywhere still gets the page. Requests without the header (curl, older
+// browsers) are served.
+func crossSiteSubresource(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.Header.Get("Sec-Fetch-Mode") != "navigate"
 }
 
 // hostAllowed reports whether the Host header names this machine's loopback or a

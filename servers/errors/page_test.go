@@ -170,6 +170,35 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 			t.Errorf("%s %s: Allow %q", c.method, c.path, resp.Header.Get("Allow"))
 		}
 	}
+	// Fetch Metadata: another site's scripts and images are refused; a person who
+	// follows a link from another site, a same-origin request and one without the
+	// headers are served.
+	for _, c := range []struct {
+		site, mode string
+		status     int
+	}{
+		{"cross-site", "cors", 403},
+		{"cross-site", "no-cors", 403},
+		{"cross-site", "navigate", 200},
+		{"same-site", "no-cors", 200},
+		{"same-origin", "cors", 200},
+		{"none", "navigate", 200},
+		{"", "", 200},
+	} {
+		req, _ := http.NewRequest("GET", base+"/?q=is:unresolved", nil)
+		if c.site != "" {
+			req.Header.Set("Sec-Fetch-Site", c.site)
+			req.Header.Set("Sec-Fetch-Mode", c.mode)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("GET / with Sec-Fetch-Site %q, Sec-Fetch-Mode %q: %d, want %d", c.site, c.mode, resp.StatusCode, c.status)
+		}
+	}
 	// Events still arrive through the same handler.
 	code, body := postEnvelope(t, base+"/api/42/envelope/", envelopeOf(hexID(5), [2]string{"event", testEvent(hexID(5), "E", "v", "f", nil)}), nil)
 	if code != 200 {
