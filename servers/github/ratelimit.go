@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // DefaultMaxRetryWait is how long a call may wait for a rate limit to pass before it
@@ -145,13 +147,11 @@ func (t *rateLimitTransport) classify(resp *http.Response, resource string) (*Ra
 	rl.Limit, _ = strconv.Atoi(h.Get("X-RateLimit-Limit"))
 	now := t.now()
 
-	if ra := h.Get("Retry-After"); ra != "" {
+	if h.Get("Retry-After") != "" {
 		rl.Secondary = true
-		wait := secondaryDefaultWait
-		if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
-			wait = time.Duration(secs) * time.Second
-		} else if at, err := http.ParseTime(ra); err == nil {
-			wait = max(at.Sub(now), 0)
+		wait, ok := upstream.RetryAfter(h, now)
+		if !ok {
+			wait = secondaryDefaultWait
 		}
 		rl.Reset = now.Add(wait)
 		return rl, wait, nil
