@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -25,10 +24,10 @@ type stdioServer struct {
 	instr  string
 }
 
-func startStdio(t testing.TB, argv ...string) *stdioServer {
+func startStdio(t testing.TB, env []string, argv ...string) *stdioServer {
 	t.Helper()
 	s := &stdioServer{cmd: exec.Command(argv[0], argv[1:]...)}
-	s.cmd.Env = os.Environ()
+	s.cmd.Env = env
 	s.cmd.Stderr = &s.stderr
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
