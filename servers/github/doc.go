@@ -25,6 +25,6 @@
 // the work and knows nothing of MCP. The MCP layer (server.go, toolsets.go, tools_*.go,
 // resource.go, prompt.go) exposes it: New registers the selected toolsets' tools, read
 // only unless writes are allowed, each write confirmed by the user through elicitation
-// of the backend's Describe… text; a repo:// resource template for files; and the
-// review_pull_request prompt. cmd/mcp-server-github reads flags and environment.
+// of the backend's Describe… text (not with --no-confirm, where the host confirms each
+// call); a repo:// resource template for files; and the review_pull_request prompt. cmd/mcp-server-github reads flags and environment.
 package github
