@@ -22,8 +22,9 @@ var plainArguments = map[string]bool{"number": true, "title": true, "body": true
 // operations: each exported field has a json name, and each output field a
 // jsonschema_description (except the self-describing owner, repo and page, left bare
 // to keep tools/list small). Input fields need no description of their own:
-// TestEveryArgumentExplained checks that the model is told what each means. How the tags are spelled (no description in jsonschema:"…", only known
-// keywords there) is checked for the whole repository by mcpkit's TestSchemaTags.
+// TestEveryArgumentExplained checks that the model is told what each means. How the
+// tags are spelled (no description in jsonschema:"…", only known keywords there) is
+// checked for the whole repository by mcpkit's TestSchemaTags.
 func TestSchemaTags(t *testing.T) {
 	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
 	seen := map[reflect.Type]bool{}
