@@ -208,10 +208,19 @@ func TestWriteNoConfirm(t *testing.T) {
 	var list struct {
 		Tools []struct{ Name, Description string }
 	}
-	_ = json.Unmarshal(c.Call("tools/list", map[string]any{}), &list)
+	if err := json.Unmarshal(c.Call("tools/list", map[string]any{}), &list); err != nil {
+		t.Fatal(err)
+	}
+	said := 0
 	for _, tl := range list.Tools {
 		if strings.Contains(tl.Description, "The user confirms first") {
 			t.Errorf("%s's description with NoConfirm: %q", tl.Name, tl.Description)
 		}
+		if strings.Contains(tl.Description, "Runs without asking the user") {
+			said++
+		}
+	}
+	if said != len(writeToolNames) {
+		t.Errorf("%d of the %d write tools' descriptions say they run without asking the user", said, len(writeToolNames))
 	}
 }
