@@ -243,11 +243,19 @@ func TestBundleManifestRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m map[string]any
-	json.Unmarshal(raw, &m)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
 	m["user_config"].(map[string]any)["broken"] = map[string]any{"type": "password", "title": "x", "description": "x"}
-	bad, _ := json.Marshal(m)
+	bad, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Written for certain: validate refuses a missing file too, which would pass here.
 	path := filepath.Join(t.TempDir(), "manifest.json")
-	os.WriteFile(path, bad, 0o644)
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := MCPB(context.Background(), root, "validate", path); err == nil {
 		t.Error("mcpb validate accepted a user_config of an unknown type")
 	}
@@ -260,7 +268,9 @@ func TestBundleManifestRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wm bundleManifest
-	json.Unmarshal(win, &wm)
+	if err := json.Unmarshal(win, &wm); err != nil {
+		t.Fatal(err)
+	}
 	if wm.Server.EntryPoint != "server/"+s.Cmd+".exe" || wm.Server.MCPConfig.Command != "${__dirname}/server/"+s.Cmd+".exe" || !slices.Equal(wm.Compatibility.Platforms, []string{"win32"}) {
 		t.Errorf("windows manifest: entry %q, command %q, platforms %v", wm.Server.EntryPoint, wm.Server.MCPConfig.Command, wm.Compatibility.Platforms)
 	}

@@ -201,7 +201,9 @@ func checkTarball(t *testing.T, tgz string, want map[string]int64) {
 	var meta struct {
 		Scripts map[string]string `json:"scripts"`
 	}
-	json.Unmarshal(pj, &meta)
+	if err := json.Unmarshal(pj, &meta); err != nil {
+		t.Errorf("%s: package/package.json: %v", filepath.Base(tgz), err)
+	}
 	if len(meta.Scripts) > 0 {
 		t.Errorf("%s has scripts %v: the packages install nothing and run nothing at install time", filepath.Base(tgz), meta.Scripts)
 	}
@@ -226,16 +228,21 @@ func TestLauncher(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := filepath.Join(t.TempDir(), "fake")
-	os.WriteFile(script, []byte("#!/bin/sh\ncase \"$1\" in\n"+
+	err = os.WriteFile(script, []byte("#!/bin/sh\ncase \"$1\" in\n"+
 		"exit) echo \"exiting $2\" >&2; exit \"$2\";;\n"+
 		"echo) shift; echo \"args: $*\"; cat;;\n"+
 		"kill) kill -\"$2\" $$;;\n"+
 		"esac\n"), 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
 	plat, err := WriteNpmPlatform(root, filepath.Join(nm, npmScope), s, testVersion, p, script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(filepath.Join(plat, "bin", s.Cmd), 0o644)
+	if err := os.Chmod(filepath.Join(plat, "bin", s.Cmd), 0o644); err != nil {
+		t.Fatal(err) // the bit the launcher must restore would be there already
+	}
 	launcher := filepath.Join(main, "bin", s.Cmd+".js")
 	run := func(stdin string, args ...string) (string, string, error) {
 		cmd := exec.Command(node, append([]string{launcher}, args...)...)
