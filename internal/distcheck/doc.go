@@ -5,9 +5,9 @@
 // (servers/*/server.json: image, npm package, MCP Bundles) and MCP Bundle manifest
 // (servers/*/mcpb-manifest.json), the release configuration (.goreleaser.yaml), and
 // the copy-the-template path of docs/new-server.md. (tools/release takes each install
-// path itself: go install from a module proxy, npx, the bundles.) The template, examples/hello, is checked like a server (its
-// README snippets and server.json), except that it is not released and its README
-// need not show every host.
+// path itself: go install from a module proxy, npx, the bundles.) The template,
+// examples/hello, is checked like a server (its README snippets and server.json),
+// except that it is not released and its README need not show every host.
 //
 // # How a server's flags and environment variables are known
 //
