@@ -313,24 +313,7 @@ func (a *jsonAppender) request(r *requestData) {
 
 // contexts writes the contexts by sorted name, each a map of sorted keys.
 func (a *jsonAppender) contexts(m map[string]ctxData) {
-	start := len(a.keys)
-	for k := range m {
-		a.keys = append(a.keys, k)
-	}
-	keys := a.keys[start:]
-	slices.Sort(keys)
-	a.b = append(a.b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			a.b = append(a.b, ',')
-		}
-		a.str(k)
-		a.b = append(a.b, ':')
-		a.object(m[k])
-	}
-	a.b = append(a.b, '}')
-	clear(a.keys[start:])
-	a.keys = a.keys[:start]
+	sortedObject(a, m, func(a *jsonAppender, c ctxData) { a.object(c) })
 }
 
 // object writes a map with its keys sorted, as json.Marshal does (null for nil).
@@ -339,8 +322,13 @@ func (a *jsonAppender) object(m map[string]any) {
 		a.b = append(a.b, "null"...)
 		return
 	}
-	// The keys go on a stack shared with the nested maps: keys below stays valid
-	// when a nested map's keys grow the stack into a new array.
+	sortedObject(a, m, (*jsonAppender).value)
+}
+
+// sortedObject writes m as an object with its keys sorted, each value by write.
+// The keys go on a stack shared with the nested maps: keys below stays valid when a
+// nested map's keys grow the stack into a new array.
+func sortedObject[V any](a *jsonAppender, m map[string]V, write func(*jsonAppender, V)) {
 	start := len(a.keys)
 	for k := range m {
 		a.keys = append(a.keys, k)
@@ -354,7 +342,7 @@ func (a *jsonAppender) object(m map[string]any) {
 		}
 		a.str(k)
 		a.b = append(a.b, ':')
-		a.value(m[k])
+		write(a, m[k])
 	}
 	a.b = append(a.b, '}')
 	clear(a.keys[start:])

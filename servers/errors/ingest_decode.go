@@ -37,7 +37,21 @@ func decodeSDKEvent(payload []byte) (ev *sdkEvent, ok bool) {
 }
 
 // The field readers below mirror the sdk* types' json tags; each bails on a field
-// given twice and on a key that differs from a field's name only in case.
+// given twice and on a key that differs from a field's name only in case (the names
+// unknown compares with are the tags themselves).
+var (
+	eventFields      = jsonFieldNames[sdkEvent]()
+	sdkFields        = jsonFieldNames[sdkInfo]()
+	logEntryFields   = jsonFieldNames[sdkLogEntry]()
+	userFields       = jsonFieldNames[sdkUser]()
+	requestFields    = jsonFieldNames[sdkRequest]()
+	mechanismFields  = jsonFieldNames[sdkMechanism]()
+	exceptionFields  = jsonFieldNames[sdkException]()
+	threadFields     = jsonFieldNames[sdkThread]()
+	stacktraceFields = jsonFieldNames[sdkStacktrace]()
+	frameFields      = jsonFieldNames[sdkFrame]()
+	breadcrumbFields = jsonFieldNames[sdkBreadcrumb]()
+)
 
 func (d *sdkDecoder) event(e *sdkEvent) {
 	d.enter('{')
@@ -120,9 +134,7 @@ func (d *sdkDecoder) event(e *sdkEvent) {
 			d.once(&seen, 24)
 			e.SDK = ptr(d, (*sdkDecoder).sdk)
 		default:
-			d.unknown(k, "event_id", "timestamp", "level", "platform", "logger", "transaction", "culprit", "server_name",
-				"release", "dist", "environment", "type", "message", "logentry", "tags", "extra", "contexts", "user",
-				"request", "exception", "threads", "stacktrace", "breadcrumbs", "fingerprint", "sdk")
+			d.unknown(k, eventFields)
 		}
 	}
 }
@@ -139,7 +151,7 @@ func (d *sdkDecoder) sdk(s *sdkInfo) {
 			d.once(&seen, 1)
 			s.Version = d.flexString()
 		default:
-			d.unknown(k, "name", "version")
+			d.unknown(k, sdkFields)
 		}
 	}
 }
@@ -156,7 +168,7 @@ func (d *sdkDecoder) logEntry(l *sdkLogEntry) {
 			d.once(&seen, 1)
 			l.Formatted = d.flexString()
 		default:
-			d.unknown(k, "message", "formatted")
+			d.unknown(k, logEntryFields)
 		}
 	}
 }
@@ -179,7 +191,7 @@ func (d *sdkDecoder) user(u *sdkUser) {
 			d.once(&seen, 3)
 			u.IPAddress = d.flexString()
 		default:
-			d.unknown(k, "id", "username", "email", "ip_address")
+			d.unknown(k, userFields)
 		}
 	}
 }
@@ -205,7 +217,7 @@ func (d *sdkDecoder) request(r *sdkRequest) {
 			d.once(&seen, 4)
 			r.Headers = d.pairs()
 		default:
-			d.unknown(k, "url", "method", "data", "query_string", "headers")
+			d.unknown(k, requestFields)
 		}
 	}
 }
@@ -222,7 +234,7 @@ func (d *sdkDecoder) mechanism(m *sdkMechanism) {
 			d.once(&seen, 1)
 			m.Handled = flexBoolOf(d.raw())
 		default:
-			d.unknown(k, "type", "handled")
+			d.unknown(k, mechanismFields)
 		}
 	}
 }
@@ -248,7 +260,7 @@ func (d *sdkDecoder) exception(x *sdkException) {
 			d.once(&seen, 4)
 			x.Stacktrace = ptr(d, (*sdkDecoder).stacktrace)
 		default:
-			d.unknown(k, "type", "value", "module", "mechanism", "stacktrace")
+			d.unknown(k, exceptionFields)
 		}
 	}
 }
@@ -268,7 +280,7 @@ func (d *sdkDecoder) thread(t *sdkThread) {
 			d.once(&seen, 2)
 			t.Stacktrace = ptr(d, (*sdkDecoder).stacktrace)
 		default:
-			d.unknown(k, "crashed", "current", "stacktrace")
+			d.unknown(k, threadFields)
 		}
 	}
 }
@@ -282,7 +294,7 @@ func (d *sdkDecoder) stacktrace(s *sdkStacktrace) {
 			d.once(&seen, 0)
 			s.Frames = list(d, (*sdkDecoder).frame)
 		default:
-			d.unknown(k, "frames")
+			d.unknown(k, stacktraceFields)
 		}
 	}
 }
@@ -334,8 +346,7 @@ func (d *sdkDecoder) frame(f *sdkFrame) {
 			d.once(&seen, 11)
 			f.Vars = d.object()
 		default:
-			d.unknown(k, "function", "module", "package", "filename", "abs_path", "lineno", "colno",
-				"pre_context", "context_line", "post_context", "in_app", "vars")
+			d.unknown(k, frameFields)
 		}
 	}
 }
@@ -364,7 +375,7 @@ func (d *sdkDecoder) breadcrumb(b *sdkBreadcrumb) {
 			d.once(&seen, 5)
 			b.Data = d.object()
 		default:
-			d.unknown(k, "timestamp", "type", "category", "level", "message", "data")
+			d.unknown(k, breadcrumbFields)
 		}
 	}
 }

@@ -136,9 +136,12 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 			return
 		}
 		id = string(env.Header.EventID)
-		skipped := map[string]int{}
+		var skipped map[string]int // most envelopes hold only the event
 		for n, item := range env.Items {
 			if item.Type != "event" {
+				if skipped == nil {
+					skipped = map[string]int{}
+				}
 				if knownItemTypes[item.Type] {
 					skipped[item.Type]++
 				} else {

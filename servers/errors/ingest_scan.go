@@ -1,8 +1,11 @@
 package errorserver
 
 import (
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -105,24 +108,37 @@ func (d *sdkDecoder) key() string {
 }
 
 // unknown skips the value of a key that names no field of a struct whose (lower-case)
-// field names are fields. A key that matches one only case-insensitively would fill
+// json names fields gives. A key that matches one only case-insensitively would fill
 // the field in the reflective decoder: bail.
-func (d *sdkDecoder) unknown(k string, fields ...string) {
+func (d *sdkDecoder) unknown(k string, fields func() []string) {
 	for j := 0; j < len(k); j++ {
 		if c := k[j]; c >= 0x80 {
 			d.bail()
 		} else if 'A' <= c && c <= 'Z' {
-			lower := strings.ToLower(k)
-			for _, f := range fields {
-				if f == lower {
-					d.bail()
-				}
+			if slices.Contains(fields(), strings.ToLower(k)) {
+				d.bail()
 			}
 			break
 		}
 	}
 	d.skip()
 }
+
+// jsonFieldNames returns, computed at its first call, the json names of T's fields:
+// the names unknown compares a key with.
+func jsonFieldNames[T any]() func() []string {
+	return sync.OnceValue(func() []string {
+		t := reflect.TypeFor[T]()
+		names := make([]string, t.NumField())
+		for i := range names {
+			names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		}
+		return names
+	})
+}
+
+// valuesFields names flexValues' wrapper object's one field.
+var valuesFields = func() []string { return []string{"values"} }
 
 // once bails when a struct's field comes a second time (the reflective decoder
 // merges some repeated fields; the fast path does not imitate that).
@@ -503,7 +519,7 @@ func values[T any](d *sdkDecoder, elem func(*sdkDecoder, *T)) []T {
 				d.once(&seen, 0)
 				out = list(d, elem)
 			} else {
-				d.unknown(k, "values")
+				d.unknown(k, valuesFields)
 			}
 		}
 		return out

@@ -638,13 +638,3 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	v.finish(&out.Truncation)
 	return out, nil
 }
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

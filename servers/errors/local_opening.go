@@ -69,54 +69,40 @@ func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
 
 // ListProjects waits for the store, then lists its projects.
 func (o *OpeningStore) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
-	s, err := o.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.ListProjects(ctx, in)
+	return whenOpen(ctx, o, in, (*LocalStore).ListProjects)
 }
 
 // SearchIssues waits for the store, then searches it.
 func (o *OpeningStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
-	s, err := o.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.SearchIssues(ctx, in)
+	return whenOpen(ctx, o, in, (*LocalStore).SearchIssues)
 }
 
 // GetIssue waits for the store, then reads the issue.
 func (o *OpeningStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
-	s, err := o.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.GetIssue(ctx, in)
+	return whenOpen(ctx, o, in, (*LocalStore).GetIssue)
 }
 
 // GetEvent waits for the store, then reads the event.
 func (o *OpeningStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
-	s, err := o.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.GetEvent(ctx, in)
+	return whenOpen(ctx, o, in, (*LocalStore).GetEvent)
 }
 
 // ListIssueEvents waits for the store, then lists the issue's events.
 func (o *OpeningStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
-	s, err := o.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.ListIssueEvents(ctx, in)
+	return whenOpen(ctx, o, in, (*LocalStore).ListIssueEvents)
 }
 
 // GetTagValues waits for the store, then counts the tag's values.
 func (o *OpeningStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+	return whenOpen(ctx, o, in, (*LocalStore).GetTagValues)
+}
+
+// whenOpen waits for the store, then makes the call on it.
+func whenOpen[In, Out any](ctx context.Context, o *OpeningStore, in In, call func(*LocalStore, context.Context, In) (Out, error)) (Out, error) {
 	s, err := o.Wait(ctx)
 	if err != nil {
-		return nil, err
+		var zero Out
+		return zero, err
 	}
-	return s.GetTagValues(ctx, in)
+	return call(s, ctx, in)
 }

@@ -32,8 +32,8 @@ import (
 var pageFS embed.FS
 
 // pageCSP forbids every script (inline or not), every plug-in and every frame, allows
-// the stylesheet from this origin and images from data: URLs only (the empty icon),
-// and keeps forms on this origin.
+// the stylesheet from this origin and images from this origin and data: URLs (the
+// empty icon), and keeps forms on this origin.
 const pageCSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // PageConfig configures the page.

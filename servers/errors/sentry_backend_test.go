@@ -2,6 +2,7 @@ package errorserver
 
 import (
 	"bytes"
+	stdcmp "cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -224,7 +225,7 @@ func sentryTagValueOrder(list []map[string]any, sort string) {
 		if field == "count" {
 			x, _ := a["count"].(float64)
 			y, _ := b["count"].(float64)
-			return cmpInt(int64(y), int64(x))
+			return stdcmp.Compare(int64(y), int64(x))
 		}
 		x, _ := a[field].(string)
 		y, _ := b[field].(string)

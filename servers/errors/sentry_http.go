@@ -142,12 +142,10 @@ func detailSuffix(body []byte) string {
 	if json.Unmarshal(body, &d) != nil || d.Detail == nil {
 		return ""
 	}
-	s, ok := d.Detail.(string)
-	if !ok {
-		b, _ := json.Marshal(d.Detail)
-		s = string(b)
+	if s, ok := d.Detail.(string); ok {
+		return ": " + (&viewer{}).text(s, 300)
 	}
-	return ": " + (&viewer{}).text(s, 300)
+	return ": " + (&viewer{}).jsonText(d.Detail, 300) // an object or a list: as JSON text
 }
 
 func redirectHost(loc string) string {
