@@ -23,7 +23,9 @@ build:
 	@ls $(BIN)
 
 ## images: build each server (and the fixture) as an OCI image without a container
-## engine, and smoke-test it under runc (no network, read-only root, non-root, no caps)
+## engine, and smoke-test it under runc (no network, read-only root, non-root, no caps;
+## not postgres, which needs a database: tools/ocibuild's tests smoke-test its image
+## against a throwaway cluster)
 ## (servers/* only: examples/hello, the template, is built by `make build` and tested,
 ## not released; its Dockerfile is there to copy)
 images:

@@ -1,6 +1,8 @@
 // Package distcheck checks what users take out of this repository to run or copy a
 // server, none of which the servers' own tests see: the host configuration snippets
 // in the READMEs and the root README's install table (host × install path), the
+// READMEs' flag tables (each flag and its variable against the binary's -h) and tools
+// tables (each tool and its read-only column against the golden tools/list), the
 // `go install` commands they show, each server's MCP Registry metadata
 // (servers/*/server.json: image, npm package, MCP Bundles) and MCP Bundle manifest
 // (servers/*/mcpb-manifest.json), the release configuration (.goreleaser.yaml), and

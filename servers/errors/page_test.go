@@ -152,6 +152,14 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 		{"GET", "/api/42/envelope/", "", 405}, // the ingest endpoint's own answer, unchanged
 		{"GET", "/nothing", "", 404},
 	}
+	// The README quotes the policy; it must be the one sent.
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), "`Content-Security-Policy: "+pageCSP+"`") {
+		t.Errorf("README.md does not quote the page's Content-Security-Policy, %s", pageCSP)
+	}
 	for _, c := range cases {
 		resp, body := getPage(t, c.method, base+c.path, c.host)
 		if resp.StatusCode != c.status {
@@ -165,6 +173,10 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 			if got := resp.Header.Get(k); page && got != v {
 				t.Errorf("%s %s: %s %q, want %q", c.method, c.path, k, got, v)
 			}
+		}
+		// The README: the page's responses are not stored (the stylesheet is cached).
+		if got := resp.Header.Get("Cache-Control"); page && c.path != "/page.css" && got != "no-store" {
+			t.Errorf("%s %s: Cache-Control %q, want no-store", c.method, c.path, got)
 		}
 		if c.status == 405 && page && resp.Header.Get("Allow") != "GET, HEAD" {
 			t.Errorf("%s %s: Allow %q", c.method, c.path, resp.Header.Get("Allow"))

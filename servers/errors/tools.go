@@ -77,7 +77,7 @@ func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations
 // wide window, a busy organization, a rate limit to wait out): it then reports how
 // long it has run to a client that asked for progress, and runs as a task
 // (TaskOptional) for a client with the Tasks extension once it outlasts mcpkit's
-// budget. The local store answers from memory and does neither.
+// budget. The local store answers from its database in milliseconds and does neither.
 func searchTool[In, Out any](remote bool, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {
 	if !remote {
 		return readTool(ToolSearchIssues, descSearchIssues, ann, op)

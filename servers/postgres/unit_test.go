@@ -128,3 +128,17 @@ func TestInputSchemas(t *testing.T) {
 	defer db.Close()
 	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(db, Config{AllowWrites: true}))
 }
+
+// TestEveryArgumentExplained: every argument of every tool is explained where the
+// model reads it (its schema description, its tool's description, or the
+// instructions), as docs/context-economy.md says of every server.
+func TestEveryArgumentExplained(t *testing.T) {
+	db, err := prepare("postgres://nobody@/nowhere?host=/nonexistent-dir", Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, writes := range []bool{false, true} {
+		mcpkittest.CheckArgumentsExplained(t, newServer(db, Config{AllowWrites: writes}).Tools(), instructions(db, writes, true), nil)
+	}
+}

@@ -1,7 +1,9 @@
 // Command ocibuild packs a static server binary into an OCI image without a container
-// engine (none runs in CI), in the same layout the server's Dockerfile produces: one
+// engine (none runs in CI), laid out as the server's Dockerfile places the binary: one
 // layer with the binary at /<name> and a world-writable /tmp, user 65532:65532,
-// entrypoint the binary, OCI labels. The digest is reproducible: every timestamp is
+// entrypoint the binary, OCI labels. Unlike the Dockerfiles' distroless base, the layer
+// holds nothing else: no CA certificates (/etc/ssl/certs), no /etc/passwd, no time
+// zone data. The digest is reproducible: every timestamp is
 // the Unix epoch and the layer is built deterministically.
 //
 //	ocibuild -binary bin/linux_amd64/mcp-server-x -name mcp-server-x -version v1.0.0 \
