@@ -20,6 +20,10 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	filesystem "github.com/mcpkit/reference/servers/filesystem"
+
+	// CA roots for TLS (GitHub, Sentry, PostgreSQL with sslmode, SENTRY_DSN over https)
+	// when the system has none: the release images hold only the binary.
+	_ "golang.org/x/crypto/x509roots/fallback"
 )
 
 // Environment variables of the server's own settings (the standard serve flags have

@@ -19,6 +19,10 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	"github.com/mcpkit/reference/servers/postgres"
+
+	// CA roots for TLS (GitHub, Sentry, PostgreSQL with sslmode, SENTRY_DSN over https)
+	// when the system has none: the release images hold only the binary.
+	_ "golang.org/x/crypto/x509roots/fallback"
 )
 
 func main() {
