@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
 // DefaultMaxRetryWait is how long a call may wait for a rate limit to pass before it
@@ -78,19 +80,8 @@ func newRateLimitTransport(next http.RoundTripper, maxWait time.Duration) *rateL
 		maxWait:    maxWait,
 		maxRetries: 2,
 		now:        time.Now,
-		sleep:      sleepCtx,
+		sleep:      upstream.Sleep,
 		blocked:    map[string]*RateLimitError{},
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -145,13 +136,11 @@ func (t *rateLimitTransport) classify(resp *http.Response, resource string) (*Ra
 	rl.Limit, _ = strconv.Atoi(h.Get("X-RateLimit-Limit"))
 	now := t.now()
 
-	if ra := h.Get("Retry-After"); ra != "" {
+	if h.Get("Retry-After") != "" {
 		rl.Secondary = true
 		wait := secondaryDefaultWait
-		if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
-			wait = time.Duration(secs) * time.Second
-		} else if at, err := http.ParseTime(ra); err == nil {
-			wait = max(at.Sub(now), 0)
+		if d, ok := upstream.RetryAfter(h, now); ok {
+			wait = d
 		}
 		rl.Reset = now.Add(wait)
 		return rl, wait, nil
