@@ -208,15 +208,21 @@ func (s *Server) answer(ctx context.Context, req *Request, res any, err error) r
 func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			stack := debug.Stack()
-			req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
-			if s.opts.ErrorReporter != nil {
-				s.opts.ErrorReporter.ReportPanic(req, p, stack)
-			}
-			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
+			res, err = nil, s.handlerPanicked(req, p)
 		}
 	}()
 	return (*s.handler.Load())(ctx, req)
+}
+
+// handlerPanicked logs and reports a handler's panic p (recovered by the caller's
+// deferred function) and returns the error the client is answered with.
+func (s *Server) handlerPanicked(req *Request, p any) *Error {
+	stack := debug.Stack()
+	req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
+	if s.opts.ErrorReporter != nil {
+		s.opts.ErrorReporter.ReportPanic(req, p, stack)
+	}
+	return &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
 }
 
 // dispatch is the innermost handler: the method the request was prepared for.
