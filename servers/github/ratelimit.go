@@ -15,8 +15,9 @@ import (
 )
 
 // DefaultMaxRetryWait is how long a call may wait for a rate limit to pass before it
-// gives up and reports the reset time instead.
-const DefaultMaxRetryWait = 10 * time.Second
+// gives up and reports the reset time instead: the shared retry policy's longest
+// Retry-After, which backend.go gives it too.
+const DefaultMaxRetryWait = upstream.DefaultMaxRetryAfter
 
 // secondaryDefaultWait is GitHub's advice when a secondary limit names no wait:
 // "wait for at least one minute before retrying".
