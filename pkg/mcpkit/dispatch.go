@@ -20,6 +20,9 @@ type methodSpec struct {
 	cacheable bool
 	// needsName is the params field the HTTP Mcp-Name header mirrors.
 	needsName string
+	// onTask marks the methods of the Tasks extension, whose params name a task
+	// (taskId): over authorized HTTP they need the scopes of the task's tool.
+	onTask bool
 }
 
 var methodTable map[string]methodSpec
@@ -42,9 +45,9 @@ func init() {
 		"completion/complete":      {handler: (*Server).complete, modern: true, legacy: true, gate: "completions"},
 		"subscriptions/listen":     {handler: (*Server).listen, modern: true},
 		// The Tasks extension (tasks.go): Mcp-Name carries the task id.
-		"tasks/get":    {handler: (*Server).getTask, modern: true, needsName: "taskId"},
-		"tasks/update": {handler: (*Server).updateTask, modern: true, needsName: "taskId"},
-		"tasks/cancel": {handler: (*Server).cancelTask, modern: true, needsName: "taskId"},
+		"tasks/get":    {handler: (*Server).getTask, modern: true, needsName: "taskId", onTask: true},
+		"tasks/update": {handler: (*Server).updateTask, modern: true, needsName: "taskId", onTask: true},
+		"tasks/cancel": {handler: (*Server).cancelTask, modern: true, needsName: "taskId", onTask: true},
 	}
 }
 

@@ -379,7 +379,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
-		if c.authed && req.spec.needsName == "taskId" && !h.taskScopesGranted(w, r, m, c) {
+		if c.authed && req.spec.onTask && !h.taskScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
 		if m.Method == "subscriptions/listen" {
