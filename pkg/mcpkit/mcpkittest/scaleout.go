@@ -1,6 +1,7 @@
 package mcpkittest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,8 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync/atomic"
+	"testing"
+	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -91,4 +97,50 @@ type Task struct {
 	ResultType, TaskID, Status, StatusMessage string
 	Result                                    json.RawMessage
 	Error                                     *mcpkit.Error
+}
+
+// servingHTTP is the line serve.Serve logs once it listens for Streamable HTTP.
+var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
+
+// StartHTTPServer starts cmd, a server process told to serve Streamable HTTP on a
+// free port (serve's --http 127.0.0.1:0), and returns the address it logs that it
+// serves on. Every line the process writes to stderr also goes to onLine when set.
+// The process is killed when the test ends; the test fails if it does not serve
+// within 30 s.
+func StartHTTPServer(t testing.TB, cmd *exec.Cmd, onLine func(line string)) string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if m := servingHTTP.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+			if onLine != nil {
+				onLine(line)
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not serve HTTP within 30 s", filepath.Base(cmd.Path))
+	}
+	return ""
 }
