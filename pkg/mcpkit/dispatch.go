@@ -20,6 +20,9 @@ type methodSpec struct {
 	cacheable bool
 	// needsName is the params field the HTTP Mcp-Name header mirrors.
 	needsName string
+	// onTask marks the methods of the Tasks extension, whose params name a task
+	// (taskId): over authorized HTTP they need the scopes of the task's tool.
+	onTask bool
 }
 
 var methodTable map[string]methodSpec
@@ -42,9 +45,9 @@ func init() {
 		"completion/complete":      {handler: (*Server).complete, modern: true, legacy: true, gate: "completions"},
 		"subscriptions/listen":     {handler: (*Server).listen, modern: true},
 		// The Tasks extension (tasks.go): Mcp-Name carries the task id.
-		"tasks/get":    {handler: (*Server).getTask, modern: true, needsName: "taskId"},
-		"tasks/update": {handler: (*Server).updateTask, modern: true, needsName: "taskId"},
-		"tasks/cancel": {handler: (*Server).cancelTask, modern: true, needsName: "taskId"},
+		"tasks/get":    {handler: (*Server).getTask, modern: true, needsName: "taskId", onTask: true},
+		"tasks/update": {handler: (*Server).updateTask, modern: true, needsName: "taskId", onTask: true},
+		"tasks/cancel": {handler: (*Server).cancelTask, modern: true, needsName: "taskId", onTask: true},
 	}
 }
 
@@ -208,15 +211,21 @@ func (s *Server) answer(ctx context.Context, req *Request, res any, err error) r
 func (s *Server) run(ctx context.Context, req *Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			stack := debug.Stack()
-			req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
-			if s.opts.ErrorReporter != nil {
-				s.opts.ErrorReporter.ReportPanic(req, p, stack)
-			}
-			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
+			res, err = nil, s.handlerPanicked(req, p)
 		}
 	}()
 	return (*s.handler.Load())(ctx, req)
+}
+
+// handlerPanicked logs and reports a handler's panic p (recovered by the caller's
+// deferred function) and returns the error the client is answered with.
+func (s *Server) handlerPanicked(req *Request, p any) *Error {
+	stack := debug.Stack()
+	req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
+	if s.opts.ErrorReporter != nil {
+		s.opts.ErrorReporter.ReportPanic(req, p, stack)
+	}
+	return &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}
 }
 
 // dispatch is the innermost handler: the method the request was prepared for.

@@ -163,7 +163,7 @@ func (h *httpHandler) originAllowed(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	return isLoopbackHost(u.Hostname())
+	return IsLoopbackHost(u.Hostname())
 }
 
 // hostAllowed checks the Host header: against AllowedHosts when set; otherwise a
@@ -179,7 +179,7 @@ func (h *httpHandler) hostAllowed(r *http.Request) bool {
 	if len(h.opts.AllowedHosts) == 0 {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 			if tcp, ok := la.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
-				return isLoopbackHost(name)
+				return IsLoopbackHost(name)
 			}
 		}
 		return true
@@ -192,7 +192,11 @@ func (h *httpHandler) hostAllowed(r *http.Request) bool {
 	return false
 }
 
-func isLoopbackHost(name string) bool {
+// IsLoopbackHost reports whether a host name (brackets around an IPv6 address
+// allowed) is localhost or a loopback IP address, without asking DNS: the hosts the
+// HTTP handler's DNS-rebinding check accepts, and those package auth lets use plain
+// http.
+func IsLoopbackHost(name string) bool {
 	name = strings.Trim(name, "[]")
 	if strings.EqualFold(name, "localhost") {
 		return true
@@ -375,7 +379,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if c.authed && m.Method == "tools/call" && !h.toolScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
-		if c.authed && req.spec.needsName == "taskId" && !h.taskScopesGranted(w, r, m, c) {
+		if c.authed && req.spec.onTask && !h.taskScopesGranted(w, r, m, c) {
 			return errAnswered
 		}
 		if m.Method == "subscriptions/listen" {

@@ -307,14 +307,8 @@ func lookupMeta(raw json.RawMessage) (RequestMeta, bool) {
 	if e == nil || e.raw != string(raw) {
 		return RequestMeta{}, false
 	}
-	m := e.meta
+	m := detachedMeta(e.meta)
 	m.Raw = raw
-	if m.ClientInfo != nil {
-		info := *m.ClientInfo
-		m.ClientInfo = &info
-	}
-	m.ClientCapabilities.Experimental = maps.Clone(m.ClientCapabilities.Experimental)
-	m.ClientCapabilities.Extensions = maps.Clone(m.ClientCapabilities.Extensions)
 	return m, true
 }
 
@@ -322,12 +316,19 @@ func rememberMeta(raw json.RawMessage, m RequestMeta) {
 	if len(raw) > metaCacheMax {
 		return
 	}
+	m = detachedMeta(m)
 	m.Raw = nil
+	metaSlot(raw).Store(&metaEntry{raw: string(raw), meta: m})
+}
+
+// detachedMeta copies m with its own copies of the parts a handler could change
+// (ClientInfo, the capability maps), so a cache entry and a request never share them.
+func detachedMeta(m RequestMeta) RequestMeta {
 	if m.ClientInfo != nil {
 		info := *m.ClientInfo
 		m.ClientInfo = &info
 	}
 	m.ClientCapabilities.Experimental = maps.Clone(m.ClientCapabilities.Experimental)
 	m.ClientCapabilities.Extensions = maps.Clone(m.ClientCapabilities.Extensions)
-	metaSlot(raw).Store(&metaEntry{raw: string(raw), meta: m})
+	return m
 }

@@ -8,14 +8,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -25,6 +20,7 @@ import (
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/internal/remotetest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // instance is one server process of the deployment, as the proxy sees it.
@@ -53,83 +49,26 @@ func startInstances(t *testing.T, n int, key []byte) []*instance {
 	return out
 }
 
-// roundRobin is the load balancer's transport: each request goes to the next
-// instance in turn; a request that cannot reach its instance (the connection is
-// refused: nothing was sent) is retried on the next one, and its response says so
-// (X-Proxy-Retried). A request whose connection broke after it was sent is never
-// replayed, since the instance may have run it and a tool call must not run twice.
-type roundRobin struct {
-	backends []string // host:port
-	next     atomic.Uint64
-	rt       http.RoundTripper
-	retried  atomic.Int32
-}
-
-func (rr *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		var err error
-		if body, err = io.ReadAll(req.Body); err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-	}
-	start := rr.next.Add(1) - 1
-	var lastErr error
-	for i := range len(rr.backends) {
-		out := req.Clone(req.Context())
-		out.URL.Host = rr.backends[(int(start)+i)%len(rr.backends)]
-		out.Host = ""
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		out.ContentLength = int64(len(body))
-		resp, err := rr.rt.RoundTrip(out)
-		if err == nil {
-			if i > 0 {
-				resp.Header.Set("X-Proxy-Retried", strconv.Itoa(i))
-			}
-			return resp, nil
-		}
-		var op *net.OpError
-		if !errors.As(err, &op) || op.Op != "dial" {
-			return nil, err
-		}
-		lastErr = err
-		rr.retried.Add(1)
-	}
-	return nil, lastErr
-}
-
-// startProxy puts a round-robin reverse proxy in front of the instances.
-func startProxy(t *testing.T, ins []*instance) (*httptest.Server, *roundRobin) {
+// startProxy puts mcpkittest's round-robin reverse proxy in front of the instances:
+// a request that cannot reach its instance is retried on the next one
+// (X-Proxy-Retried); one whose connection broke after it was sent is not
+// (X-Proxy-Error).
+func startProxy(t *testing.T, ins []*instance) *httptest.Server {
 	t.Helper()
-	rr := &roundRobin{rt: &http.Transport{DisableKeepAlives: true}}
+	var backends []string
 	for _, in := range ins {
 		u, _ := url.Parse(in.srv.URL)
-		rr.backends = append(rr.backends, u.Host)
+		backends = append(backends, u.Host)
 	}
-	proxy := &httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", "upstream" },
-		Transport: rr,
-		ErrorLog:  log.New(io.Discard, "", 0),
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			var op *net.OpError
-			if errors.As(err, &op) && op.Op == "dial" {
-				w.Header().Set("X-Proxy-Error", "no instance reachable")
-			} else {
-				w.Header().Set("X-Proxy-Error", "broken after sending: not retried")
-			}
-			w.WriteHeader(http.StatusBadGateway)
-		},
-	}
-	srv := httptest.NewServer(proxy)
+	srv := mcpkittest.RoundRobinProxy(backends...)
 	t.Cleanup(srv.Close)
-	return srv, rr
+	return srv
 }
 
 func TestScaleOutBehindRoundRobinProxy(t *testing.T) {
 	key := bytes.Repeat([]byte("k"), 32)
 	ins := startInstances(t, 3, key)
-	proxy, _ := startProxy(t, ins)
+	proxy := startProxy(t, ins)
 	c := remotetest.NewClient(t, proxy.URL+"/mcp")
 
 	// Lists: consecutive requests land on every instance and get identical answers.

@@ -95,7 +95,7 @@ type ServerOptions struct {
 
 	// TaskStore keeps task state (nil: NewMemoryTaskStore, this process only).
 	// Instances behind one load balancer need one shared store (package
-	// taskstore/redis), as they need one StateKey.
+	// taskstore/redisstore), as they need one StateKey.
 	TaskStore TaskStore
 	// TaskBudget is how long a call of a tool with TaskSupport, from a client that
 	// declared the extension, may run before it is answered as a task (default

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -283,12 +282,7 @@ func (m *taskManager) storeError(what string, err error) *Error {
 func (s *Server) runToolSafe(ctx context.Context, req *Request, rt *registeredTool, args json.RawMessage) (o toolOutcome) {
 	defer func() {
 		if p := recover(); p != nil {
-			stack := debug.Stack()
-			req.Logger().Error("handler panicked", "panic", fmt.Sprint(p), "stack", string(stack))
-			if s.opts.ErrorReporter != nil {
-				s.opts.ErrorReporter.ReportPanic(req, p, stack)
-			}
-			o = toolOutcome{err: &Error{Code: CodeInternalError, Message: "internal error: the handler failed unexpectedly"}}
+			o = toolOutcome{err: s.handlerPanicked(req, p)}
 		}
 	}()
 	res, err := s.runTool(ctx, req, rt, args)

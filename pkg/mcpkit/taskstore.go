@@ -12,7 +12,7 @@ import (
 // where every instance serving the same clients can reach it. The default
 // ([NewMemoryTaskStore]) is this process's memory: right for stdio and for one HTTP
 // instance. Instances behind one load balancer share one store (package
-// taskstore/redis), so that a task created through one instance is read, updated
+// taskstore/redisstore), so that a task created through one instance is read, updated
 // and cancelled through any other, and outlives the instance that runs its work.
 //
 // mcpkit reads and writes whole [TaskState] values; a store only keeps them by ID,

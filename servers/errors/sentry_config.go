@@ -3,12 +3,12 @@ package errorserver
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
@@ -82,7 +82,7 @@ func parseSentryBaseURL(raw string) (*url.URL, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopbackHost(u.Hostname()) {
+		if !mcpkit.IsLoopbackHost(u.Hostname()) {
 			return nil, fmt.Errorf("%w: SENTRY_URL %q uses plain http, which would send the token unencrypted: use https (http is accepted only for loopback hosts such as 127.0.0.1, ::1 and localhost)", ErrConfig, raw)
 		}
 	default:
@@ -92,14 +92,6 @@ func parseSentryBaseURL(raw string) (*url.URL, error) {
 	p = strings.TrimSuffix(p, "/api/0")
 	u.Path, u.RawPath = p+"/", ""
 	return u, nil
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkToken refuses tokens that cannot be a header value, without echoing them.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
+	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
 
@@ -204,7 +205,7 @@ func checkDownloadRedirect(req *http.Request, via []*http.Request) error {
 }
 
 func checkDownloadURL(u *url.URL) error {
-	if u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname()) {
+	if u.Scheme == "https" || u.Scheme == "http" && mcpkit.IsLoopbackHost(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("log download URL uses %s://%s; only https (or http on loopback) is followed", u.Scheme, u.Hostname())

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
 // Endpoint is where the GitHub REST API lives: github.com, a GHE.com data-residency
@@ -63,7 +65,7 @@ func ParseHost(host string) (Endpoint, error) {
 	if path != "" && path != "/api/v3" {
 		return Endpoint{}, fmt.Errorf("GitHub host %q has path %q; give the host only (the API path /api/v3/ is added for you)", raw, u.Path)
 	}
-	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !mcpkit.IsLoopbackHost(u.Hostname()) {
 		return Endpoint{}, fmt.Errorf("GitHub host %q uses plain http, which is allowed only for loopback hosts (localhost, 127.0.0.1, ::1); use https://", raw)
 	}
 
@@ -91,16 +93,6 @@ func ParseHost(host string) (Endpoint, error) {
 		BaseURL:   origin + "/api/v3/",
 		UploadURL: origin + "/api/uploads/",
 	}, nil
-}
-
-// isLoopback reports whether host names this machine without asking DNS: "localhost"
-// or a loopback IP literal. A name that merely resolves to 127.0.0.1 does not count.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // validHostname accepts DNS names and IP literals, nothing with spaces or odd bytes.

@@ -15,8 +15,9 @@ import (
 )
 
 // DefaultMaxRetryWait is how long a call may wait for a rate limit to pass before it
-// gives up and reports the reset time instead.
-const DefaultMaxRetryWait = 10 * time.Second
+// gives up and reports the reset time instead: the shared retry policy's longest
+// Retry-After, which backend.go gives it too.
+const DefaultMaxRetryWait = upstream.DefaultMaxRetryAfter
 
 // secondaryDefaultWait is GitHub's advice when a secondary limit names no wait:
 // "wait for at least one minute before retrying".
@@ -80,19 +81,8 @@ func newRateLimitTransport(next http.RoundTripper, maxWait time.Duration) *rateL
 		maxWait:    maxWait,
 		maxRetries: 2,
 		now:        time.Now,
-		sleep:      sleepCtx,
+		sleep:      upstream.Sleep,
 		blocked:    map[string]*RateLimitError{},
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

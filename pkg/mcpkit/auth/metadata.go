@@ -1,8 +1,7 @@
 package auth
 
 import (
-	"bytes"
-	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -90,23 +89,11 @@ func (a *Authenticator) MetadataHandler(s *mcpkit.Server) http.Handler {
 			http.Error(w, "method not allowed: the metadata document is read with GET", http.StatusMethodNotAllowed)
 			return
 		}
-		b, _ := marshalNoEscape(a.metadata(s))
+		b, _ := mcpkit.JSONText(a.metadata(s))
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		// Browser-based clients fetch this cross-origin; it holds nothing secret.
 		w.Header().Set("Access-Control-Allow-Origin", "*")
-		_, _ = w.Write(b)
+		_, _ = io.WriteString(w, b)
 	})
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping and without the trailing
-// newline, as mcpkit writes its JSON.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -277,13 +277,16 @@ func addProtocolTools(s *mcpkit.Server) {
 		})
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
+// sleep waits d, or returns the context's error if it ends first. The tools that
+// only pace their output ignore the error: the call is over anyway.
+func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return ctx.Err()
 	case <-t.C:
+		return nil
 	}
 }
 

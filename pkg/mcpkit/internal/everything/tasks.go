@@ -38,7 +38,7 @@ func addTaskTools(s *mcpkit.Server) {
 			start := time.Now()
 			for time.Since(start) < total {
 				step := min(100*time.Millisecond, total-time.Since(start))
-				if err := pause(ctx, step); err != nil {
+				if err := sleep(ctx, step); err != nil {
 					// The scale-out test reads this line to see the work stop.
 					req.Logger().Info("slow_compute stopped", "label", in.Label, "reason", err)
 					return nil, err
@@ -50,7 +50,7 @@ func addTaskTools(s *mcpkit.Server) {
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "failing_job", Description: "Runs only as a task, and fails (a tool error) after about a second.",
 		Annotations: ro, TaskSupport: mcpkit.TaskRequired},
 		func(ctx context.Context, req *mcpkit.Request, in none) (*mcpkit.CallToolResult, error) {
-			if err := pause(ctx, time.Second); err != nil {
+			if err := sleep(ctx, time.Second); err != nil {
 				return nil, err
 			}
 			return mcpkit.ToolError("failing_job failed, as it always does"), nil
@@ -58,7 +58,7 @@ func addTaskTools(s *mcpkit.Server) {
 	mcpkit.AddTool(s, &mcpkit.Tool{Name: "protocol_error_job", Description: "A task whose handler panics: the task fails with a JSON-RPC error.",
 		Annotations: ro, TaskSupport: mcpkit.TaskOptional},
 		func(ctx context.Context, req *mcpkit.Request, in none) (*mcpkit.CallToolResult, error) {
-			if err := pause(ctx, 500*time.Millisecond); err != nil {
+			if err := sleep(ctx, 500*time.Millisecond); err != nil {
 				return nil, err
 			}
 			panic("protocol_error_job fails on purpose")
@@ -98,16 +98,4 @@ func addTaskTools(s *mcpkit.Server) {
 			name, _ := res.Content["name"].(string)
 			return text("Hello, " + name + ", from a task!"), nil
 		})
-}
-
-// pause waits d, or returns the context's error if it ends first.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,11 +9,12 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // Start runs redis-server on a free loopback port with nothing persisted, stops it
@@ -23,12 +24,7 @@ import (
 func Start(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis-server is not installed (apt-get install -y redis-server); CI must run the shared task store tests")
-		}
-		t.Skip("redis-server is not installed (apt-get install -y redis-server)")
-	}
+	realclient.Require(t, err == nil, "redis-server is not installed (apt-get install -y redis-server); CI must run the shared task store tests")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

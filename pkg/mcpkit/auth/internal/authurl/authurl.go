@@ -5,9 +5,10 @@ package authurl
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
+
+	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
 // CanonicalResource parses a resource URI and puts it in the form the spec prefers:
@@ -27,7 +28,7 @@ func CanonicalResource(s string) (*url.URL, error) {
 		return nil, errors.New("it must not have a fragment")
 	case u.User != nil:
 		return nil, errors.New("it must not carry user information")
-	case u.Scheme != "https" && !(u.Scheme == "http" && IsLoopbackHost(u.Hostname())):
+	case u.Scheme != "https" && !(u.Scheme == "http" && mcpkit.IsLoopbackHost(u.Hostname())):
 		return nil, errors.New("it must use https (http is allowed only for loopback hosts)")
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
@@ -57,18 +58,8 @@ func CheckIssuerURL(s string) (*url.URL, error) {
 		return nil, errors.New("it must be an absolute URL, e.g. https://auth.example.com")
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, errors.New("it must not have a query or fragment")
-	case u.Scheme != "https" && !(u.Scheme == "http" && IsLoopbackHost(u.Hostname())):
+	case u.Scheme != "https" && !(u.Scheme == "http" && mcpkit.IsLoopbackHost(u.Hostname())):
 		return nil, errors.New("it must use https (http is allowed only for loopback hosts)")
 	}
 	return u, nil
-}
-
-// IsLoopbackHost reports whether a host name is localhost or a loopback address.
-func IsLoopbackHost(name string) bool {
-	name = strings.Trim(name, "[]")
-	if strings.EqualFold(name, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
 }
