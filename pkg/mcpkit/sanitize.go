@@ -69,6 +69,12 @@ func isClean(s string) bool {
 	return true
 }
 
+// IsHidden reports whether SanitizeText drops r: a control other than tab, newline
+// and carriage return, or a character that renders as nothing or reorders what
+// renders. Servers that show such characters instead of dropping them (as visible
+// escapes on a page or in a diff) ask it rune by rune.
+func IsHidden(r rune) bool { return hidden(r) }
+
 // hidden reports whether r is a character that renders as nothing (or reorders what
 // renders) and so must not reach a model or a reviewer.
 func hidden(r rune) bool {

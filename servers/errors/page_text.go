@@ -29,7 +29,7 @@ func markHidden(s string) string {
 			b.WriteRune(utf8.RuneError)
 		case r == '\t' || r == '\n' || r == '\r':
 			b.WriteRune(r)
-		case mcpkit.SanitizeText(string(r)) == "":
+		case mcpkit.IsHidden(r):
 			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 		default:
 			b.WriteRune(r)

@@ -128,7 +128,7 @@ func reveal(s string) (string, int) {
 			b.WriteRune(r)
 		case r == utf8.RuneError:
 			b.WriteRune(r)
-		case mcpkit.SanitizeText(string(r)) != string(r):
+		case mcpkit.IsHidden(r):
 			fmt.Fprintf(&b, "⟦U+%04X⟧", r)
 			n++
 		default:
