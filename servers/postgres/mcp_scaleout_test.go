@@ -26,7 +26,7 @@ var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+
 func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
-	cmd.Env = append(append(os.Environ(), cleanEnv("MCP_TASK_STORE=", "MCP_TASK_LEASE=", "MCP_STATE_KEY=", "SENTRY_DSN=")...), env...)
+	cmd.Env = append(append(os.Environ(), cleanEnv()...), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
