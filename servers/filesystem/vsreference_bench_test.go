@@ -51,7 +51,7 @@ type stdioServer struct {
 
 func startStdio(argv []string) (*stdioServer, error) {
 	s := &stdioServer{cmd: exec.Command(argv[0], argv[1:]...)}
-	s.cmd.Env = append(os.Environ(), "MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_AUDIT=false")
+	s.cmd.Env = append(os.Environ(), cleanEnv()...)
 	s.cmd.Stderr = &s.stderr
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
