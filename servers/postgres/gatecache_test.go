@@ -24,14 +24,9 @@ func TestGateVerdictRemembered(t *testing.T) {
 	// buffer, and returns them.
 	traced := func(fn func()) string {
 		t.Helper()
-		conn, err := db.Pool().Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fe := conn.Conn().PgConn().Frontend()
+		fe := onlyConn(t, db).Frontend()
 		var buf bytes.Buffer
 		fe.Trace(&buf, pgproto3.TracerOptions{SuppressTimestamps: true})
-		conn.Release()
 		defer fe.Untrace()
 		fn()
 		return buf.String()
