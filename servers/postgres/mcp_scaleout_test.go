@@ -1,12 +1,10 @@
 package postgres
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,41 +17,13 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/remoteclient"
 )
 
-var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
-
 // startHTTPInstance runs the mcp-server-postgres binary serving HTTP on a free
 // loopback port with args, and returns the process and its address.
 func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
 	cmd.Env = append(append(os.Environ(), cleanEnv()...), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := servingHTTP.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return cmd, a
-	case <-time.After(30 * time.Second):
-		t.Fatalf("mcp-server-postgres did not serve HTTP within 30 s")
-	}
-	return nil, ""
+	return cmd, mcpkittest.StartHTTPProcess(t, cmd, nil)
 }
 
 // scaleTask is the result of tools/call (a CreateTaskResult) or of a task request.

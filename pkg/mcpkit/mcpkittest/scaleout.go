@@ -1,6 +1,7 @@
 package mcpkittest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -98,4 +101,50 @@ func AwaitFailedAfterKill(t testing.TB, get func() (Task, string), creator int, 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// servingHTTP is the line serve logs once it listens for Streamable HTTP.
+var servingHTTP = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
+
+// StartHTTPProcess starts cmd, a server run with --http 127.0.0.1:0, and returns the
+// address it serves on, read from the line serve logs on stderr once it listens. Every
+// stderr line is also passed to onLine, when not nil, from another goroutine. The
+// process is killed when the test ends; a server not serving within 30 s fails the
+// test.
+func StartHTTPProcess(t testing.TB, cmd *exec.Cmd, onLine func(line string)) string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if m := servingHTTP.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+			if onLine != nil {
+				onLine(line)
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not serve HTTP within 30 s", cmd.Path)
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -37,10 +36,7 @@ func (p *fixtureProcess) stoppedAt(label string) time.Time {
 	return p.stops[label]
 }
 
-var (
-	servingLine = regexp.MustCompile(`serving MCP on Streamable HTTP.* addr=(\S+)`)
-	stoppedLine = regexp.MustCompile(`slow_compute stopped.* label=(\S+)`)
-)
+var stoppedLine = regexp.MustCompile(`slow_compute stopped.* label=(\S+)`)
 
 // startFixture runs this test binary as the fixture (see TestMain) with args.
 func startFixture(t *testing.T, args ...string) *fixtureProcess {
@@ -52,37 +48,13 @@ func startFixture(t *testing.T, args ...string) *fixtureProcess {
 	p := &fixtureProcess{stops: map[string]time.Time{}}
 	p.cmd = exec.Command(exe, append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
 	p.cmd.Env = append(os.Environ(), fixtureEnv+"=1", "MCP_STATE_KEY=", "SENTRY_DSN=")
-	stderr, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if m := servingLine.FindStringSubmatch(line); m != nil {
-				addr <- m[1]
-			}
-			if m := stoppedLine.FindStringSubmatch(line); m != nil {
-				p.mu.Lock()
-				p.stops[strings.Trim(m[1], `"`)] = time.Now()
-				p.mu.Unlock()
-			}
+	p.addr = mcpkittest.StartHTTPProcess(t, p.cmd, func(line string) {
+		if m := stoppedLine.FindStringSubmatch(line); m != nil {
+			p.mu.Lock()
+			p.stops[strings.Trim(m[1], `"`)] = time.Now()
+			p.mu.Unlock()
 		}
-	}()
-	select {
-	case p.addr = <-addr:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the fixture did not start serving within 30 s")
-	}
+	})
 	return p
 }
 
