@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,31 +113,9 @@ func (s *stdioServer) tool(name string, args map[string]any) ([]byte, error) {
 }
 
 // peakRSS is the process's high-water resident set (VmHWM) in bytes.
-func (s *stdioServer) peakRSS() (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
-}
+func (s *stdioServer) peakRSS() (int64, error) { return realclient.PeakRSS(s.cmd.Process.Pid) }
 
-func (s *stdioServer) close() {
-	s.stdin.Close()
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
+func (s *stdioServer) close() { realclient.EndStdio(s.cmd, s.stdin) }
 
 // vsRefResult is what one server measured.
 type vsRefResult struct {

@@ -75,33 +75,16 @@ func (p *benchProc) notify(method string) error {
 	return err
 }
 
-// peakRSS is the process's peak resident set in MiB (VmHWM).
+// peakRSS is the process's peak resident set in MiB (VmHWM), 0 if unknown.
 func (p *benchProc) peakRSS() float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	n, err := realclient.PeakRSS(p.cmd.Process.Pid)
 	if err != nil {
 		return 0
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			var kb float64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return kb / 1024
-		}
-	}
-	return 0
+	return float64(n) / (1 << 20)
 }
 
-func (p *benchProc) close() {
-	p.stdin.Close()
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *benchProc) close() { realclient.EndStdio(p.cmd, p.stdin) }
 
 // contender is one server: how to start it and how to speak to it.
 type pgContender struct {
