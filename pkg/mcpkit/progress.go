@@ -41,19 +41,35 @@ func WithProgress(ctx context.Context, req *Request, every time.Duration) contex
 // unknown), through the request WithProgress put in ctx. Reports closer together
 // than the meter's interval are dropped, except the one that reaches total.
 func ReportProgress(ctx context.Context, done, total float64, message string) {
+	if m := dueMeter(ctx, done, total); m != nil {
+		m.req.Progress(done, total, message)
+	}
+}
+
+// ReportProgressFunc is ReportProgress with a message made only for a report that is
+// sent, for a loop that reports on every step: a dropped report then costs no
+// formatting.
+func ReportProgressFunc(ctx context.Context, done, total float64, message func() string) {
+	if m := dueMeter(ctx, done, total); m != nil {
+		m.req.Progress(done, total, message())
+	}
+}
+
+// dueMeter returns ctx's progress meter when a report of done of total is due now
+// (and counts it as sent), or nil.
+func dueMeter(ctx context.Context, done, total float64) *progressMeter {
 	m, _ := ctx.Value(progressKey{}).(*progressMeter)
 	if m == nil {
-		return
+		return nil
 	}
 	now := time.Now()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if now.Sub(m.last) < m.every && !(total > 0 && done >= total) {
-		m.mu.Unlock()
-		return
+		return nil
 	}
 	m.last = now
-	m.mu.Unlock()
-	m.req.Progress(done, total, message)
+	return m
 }
 
 // ProgressReported reports whether ctx carries a progress meter (someone listens).

@@ -35,13 +35,7 @@ func asked(t *testing.T, c *mcpkittest.Client, tool string, args map[string]any)
 // answered sends the answer with the state and returns the result.
 func answered(t *testing.T, c *mcpkittest.Client, tool string, args map[string]any, state string, answer map[string]any) *mcpkittest.ToolResult {
 	t.Helper()
-	var tr mcpkittest.ToolResult
-	raw := c.Call("tools/call", map[string]any{"name": tool, "arguments": args, "requestState": state,
-		"inputResponses": map[string]any{"confirm": answer}})
-	if err := json.Unmarshal(raw, &tr); err != nil {
-		t.Fatal(err)
-	}
-	return &tr
+	return c.RetryTool(tool, args, state, map[string]any{"confirm": answer})
 }
 
 func containsAll(t *testing.T, what, s string, want ...string) {

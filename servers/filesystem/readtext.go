@@ -26,8 +26,9 @@ const (
 )
 
 // ReadTextFileInput selects part of a text file: 1-based lines (a line with context
-// around it, or startLine to endLine), the first lines (head), the last lines (tail) or
-// the reference server's 0-based offset and limit, always bounded by maxBytes.
+// around it, or startLine to endLine), the first lines (head) or the last lines (tail)
+// as the reference server takes them, or a 0-based offset and limit, always bounded by
+// maxBytes.
 type ReadTextFileInput struct {
 	Path        string `json:"path"`
 	Line        int    `json:"line,omitempty" jsonschema:"minimum=1"`

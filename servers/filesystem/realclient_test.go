@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
 func TestMain(m *testing.M) {
@@ -31,6 +32,17 @@ func TestMain(m *testing.M) {
 func serverBinary(t testing.TB) string {
 	t.Helper()
 	return realclient.BuildCommand(t, "./cmd/mcp-server-filesystem")
+}
+
+// cleanEnv blanks every variable the binary reads (this server's own and
+// serve.StandardEnv), so the developer's own settings do not leak into a test, and
+// turns the audit log off; the caller's settings are appended after it.
+func cleanEnv(extra ...string) []string {
+	env := []string{"MCP_FS_ROOTS=", "MCP_FS_ALLOW_WRITES=", "MCP_FS_NO_CONFIRM=", "MCP_FS_WATCH=", "MCP_FS_MAX_WATCHES="}
+	for _, name := range serve.StandardEnv() {
+		env = append(env, name+"=")
+	}
+	return append(append(env, "MCP_AUDIT=false"), extra...)
 }
 
 // clientTarget serves dir with writes allowed: "stdio" runs the binary (every setting
@@ -47,7 +59,7 @@ func clientTarget(t *testing.T, transport, dir string, noConfirm bool) realclien
 		}
 		return realclient.Target{
 			Command: args,
-			Env:     []string{"MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_FS_WATCH=", "MCP_FS_NO_CONFIRM=", "MCP_AUDIT=false"},
+			Env:     cleanEnv(),
 		}
 	case "http":
 		return realclient.HTTPTarget(t, newServerOn(t, Config{AllowWrites: true, NoConfirm: noConfirm}, dir).HTTPHandler(nil))

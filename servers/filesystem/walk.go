@@ -133,7 +133,8 @@ func (w *walker) walkOneDir(d *os.Root, wd walkDir, startSlash string, fn func(*
 			}
 		}
 		if w.report {
-			mcpkit.ReportProgress(w.ctx, float64(*visited), float64(*w.found), fmt.Sprintf("%d of %d %s", *visited, *w.found, opts.progress))
+			v, f := *visited, *w.found
+			mcpkit.ReportProgressFunc(w.ctx, float64(v), float64(f), func() string { return fmt.Sprintf("%d of %d %s", v, f, opts.progress) })
 		}
 		info, err := d.Lstat(name)
 		if err != nil {

@@ -3,7 +3,6 @@ package github
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
@@ -12,7 +11,7 @@ import (
 // user sees before it happens. They validate exactly as the write does (input and
 // allow-list), so a write that would be refused is refused before anyone is asked.
 // Text the model wrote is shown with invisible and direction-changing characters made
-// visible (⟦U+202E⟧): a confirmation that hides part of what it confirms is worthless.
+// visible (\u{202E}, as mcpkit.ShowHidden writes them for every confirmation): a confirmation that hides part of what it confirms is worthless.
 
 const previewBytes = 2000
 
@@ -101,7 +100,7 @@ func writeText(s *strings.Builder, label, text string) {
 		return
 	}
 	shown, cut := mcpkit.TruncateText(text, previewBytes)
-	revealed, hidden := reveal(shown)
+	revealed, hidden := mcpkit.ShowHidden(shown) // the escapes req.Confirm shows too
 	// Every line of the text is prefixed with "| ", so nothing in it can pass for a
 	// line of the confirmation itself.
 	fmt.Fprintf(s, "%s (%d bytes):\n| %s\n", label, len(text), strings.ReplaceAll(revealed, "\n", "\n| "))
@@ -109,39 +108,14 @@ func writeText(s *strings.Builder, label, text string) {
 		fmt.Fprintf(s, "(the last %d bytes are not shown)\n", len(text)-len(shown))
 	}
 	if hidden > 0 {
-		fmt.Fprintf(s, "Warning: the text contains %d invisible or direction-changing character(s), shown above as ⟦U+…⟧.\n", hidden)
+		fmt.Fprintf(s, "Warning: the text contains %d invisible or direction-changing character(s), shown above as \\u{…}.\n", hidden)
 	}
-}
-
-// reveal makes every character SanitizeText would drop visible as ⟦U+XXXX⟧, and a
-// carriage return not followed by a newline (which can overwrite a line on a
-// terminal) as ⟦CR⟧. It returns the text and how many it revealed.
-func reveal(s string) (string, int) {
-	var b strings.Builder
-	n := 0
-	for i, r := range s {
-		switch {
-		case r == '\r' && !strings.HasPrefix(s[i+1:], "\n"):
-			b.WriteString("⟦CR⟧")
-			n++
-		case r == '\n' || r == '\t' || r == '\r':
-			b.WriteRune(r)
-		case r == utf8.RuneError:
-			b.WriteRune(r)
-		case mcpkit.IsHidden(r):
-			fmt.Fprintf(&b, "⟦U+%04X⟧", r)
-			n++
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String(), n
 }
 
 // oneLine shows a single-line value with hidden characters revealed and newlines
 // escaped, so a title cannot fake extra lines of the confirmation.
 func oneLine(s string) string {
-	r, _ := reveal(s)
+	r, _ := mcpkit.ShowHidden(s)
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(r)
 }
 

@@ -161,8 +161,8 @@ func TestDescribeWrites(t *testing.T) {
 		}, "Create an issue in octo/hello on " + f.srv.Listener.Addr().String() + "\n" +
 			"Title: Crash\\nApproved: yes\n" +
 			"Labels: bug\n" +
-			"Body (29 bytes):\n| line one\n| -----\n| safe⟦U+202E⟧txt.exe\n" +
-			"Warning: the text contains 1 invisible or direction-changing character(s), shown above as ⟦U+…⟧.\n"},
+			"Body (29 bytes):\n| line one\n| -----\n| safe\\u{202E}txt.exe\n" +
+			"Warning: the text contains 1 invisible or direction-changing character(s), shown above as \\u{…}.\n"},
 		{"comment", func() (string, error) {
 			return b.DescribeAddComment(AddCommentInput{Owner: "octo", Repo: "hello", Number: 5, Body: "LGTM"})
 		}, "Comment on octo/hello#5 on " + f.srv.Listener.Addr().String() + "\nComment (4 bytes):\n| LGTM\n"},

@@ -42,23 +42,26 @@ func TestActivity(t *testing.T) {
 		}
 	}()
 
-	// Wait (bounded) until the server shows the waiter blocked and the holder settled
-	// in its wait for the client: between its statement's end and that wait, a backend
-	// is "idle in transaction" with no wait event for a moment.
+	// Wait (bounded) until the server shows the waiter blocked, in pg_locks and in
+	// pg_stat_activity, and the holder settled in its wait for the client: between its
+	// statement's end and that wait, a backend is "idle in transaction" with no wait
+	// event for a moment. pg_stat_activity is read first, so a snapshot can show the
+	// waiter's lock request while its session is not yet reported active.
 	var report *ActivityReport
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		r, err := db.Activity(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocked, settled := false, false
+		blocked, waiting, settled := false, false, false
 		for _, l := range r.WaitingLocks {
 			blocked = blocked || l.PID == waiterPID
 		}
 		for _, s := range r.Sessions {
+			waiting = waiting || s.PID == waiterPID && s.WaitEventType == "Lock"
 			settled = settled || s.PID == holderPID && s.WaitEventType == "Client"
 		}
-		if blocked && settled {
+		if blocked && waiting && settled {
 			report = r
 			break
 		}

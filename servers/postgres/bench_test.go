@@ -176,8 +176,8 @@ func BenchmarkQueryOneRowCacheFill(b *testing.B) {
 					}
 				}
 			}
-			if n >= 0 && len(stmtsOfBench(b, db).m) != n {
-				b.Fatalf("cache holds %d statements, want %d", len(stmtsOfBench(b, db).m), n)
+			if n >= 0 && len(stmtsOf(b, db).m) != n {
+				b.Fatalf("cache holds %d statements, want %d", len(stmtsOf(b, db).m), n)
 			}
 			cpu := serverCPU(b, db)
 			var took []time.Duration
@@ -194,14 +194,4 @@ func BenchmarkQueryOneRowCacheFill(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1e3, "p50-µs")
 		})
 	}
-}
-
-// stmtsOfBench is the statement cache of db's only connection.
-func stmtsOfBench(b *testing.B, db *DB) *stmtCache {
-	conn, err := db.Pool().Acquire(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Release()
-	return connStmts(conn.Conn().PgConn())
 }

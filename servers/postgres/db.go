@@ -250,7 +250,14 @@ type callCtx struct {
 	expired  atomic.Bool
 }
 
-func (c *callCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+// Deadline is the earlier of the call's deadline and its parent's, as a timer's
+// context reports it.
+func (c *callCtx) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
 
 func (c *callCtx) Err() error {
 	if c.expired.Load() {

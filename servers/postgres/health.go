@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -517,22 +518,12 @@ func checkConnections(ctx context.Context, tx pgx.Tx) (*HealthCheck, error) {
 		return nil, err
 	}
 	var parts []string
-	for _, st := range slices.Sorted(mapKeys(states)) {
+	for _, st := range slices.Sorted(maps.Keys(states)) {
 		parts = append(parts, fmt.Sprintf("%d %s", states[st], st))
 	}
 	hc.Summary = fmt.Sprintf("%d client connections of %d available (%.1f%%): %s; sessions of other roles show only without pg_read_all_stats as 'unknown'",
 		clients, avail, pct, strings.Join(parts, ", "))
 	return hc, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func checkCache(ctx context.Context, tx pgx.Tx) (*HealthCheck, error) {

@@ -48,13 +48,7 @@ func TestExecuteConfirmationMRTR(t *testing.T) {
 	}
 	retry := func(args map[string]any, state string, answer map[string]any) *mcpkittest.ToolResult {
 		t.Helper()
-		var tr mcpkittest.ToolResult
-		raw := c.Call("tools/call", map[string]any{"name": "execute", "arguments": args,
-			"inputResponses": map[string]any{"confirm": answer}, "requestState": state})
-		if err := json.Unmarshal(raw, &tr); err != nil {
-			t.Fatal(err)
-		}
-		return &tr
+		return c.RetryTool("execute", args, state, map[string]any{"confirm": answer})
 	}
 	accept := map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
 

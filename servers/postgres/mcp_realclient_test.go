@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
+	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
@@ -25,11 +26,15 @@ func serverBinary(t *testing.T) string {
 	return realclient.BuildCommand(t, "./cmd/mcp-server-postgres")
 }
 
-// cleanEnv blanks every variable the binary reads, so the developer's own settings
-// do not leak into a test; the caller's settings are appended after it.
+// cleanEnv blanks every variable the binary reads (this server's own and
+// serve.StandardEnv), so the developer's own settings do not leak into a test; the
+// caller's settings are appended after it.
 func cleanEnv(extra ...string) []string {
-	env := []string{"POSTGRES_ALLOW_WRITES=", "POSTGRES_ALLOW_SUPERUSER=", "POSTGRES_STATEMENT_TIMEOUT=",
-		"POSTGRES_MAX_ROWS=", "POSTGRES_MAX_BYTES=", "POSTGRES_MAX_CONNS=", "MCP_HTTP_ADDR=", "PGPASSWORD="}
+	env := []string{"POSTGRES_ALLOW_WRITES=", "POSTGRES_NO_CONFIRM=", "POSTGRES_ALLOW_SUPERUSER=", "POSTGRES_STATEMENT_TIMEOUT=",
+		"POSTGRES_MAX_ROWS=", "POSTGRES_MAX_BYTES=", "POSTGRES_MAX_CONNS=", "PGPASSWORD="}
+	for _, name := range serve.StandardEnv() {
+		env = append(env, name+"=")
+	}
 	return append(env, extra...)
 }
 

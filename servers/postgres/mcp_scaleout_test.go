@@ -22,7 +22,7 @@ import (
 func startHTTPInstance(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
-	cmd.Env = append(append(os.Environ(), cleanEnv("MCP_TASK_STORE=", "MCP_TASK_LEASE=", "MCP_STATE_KEY=", "SENTRY_DSN=")...), env...)
+	cmd.Env = append(append(os.Environ(), cleanEnv()...), env...)
 	return cmd, mcpkittest.StartHTTPServer(t, cmd, nil)
 }
 
@@ -135,23 +135,8 @@ func TestQueryTasksScaleOutWithRedis(t *testing.T) {
 	}
 	_ = procs[creator].Wait()
 	killed := time.Now()
-	var last scaleTask
-	for {
-		var in string
-		last, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
-		if in == strconv.Itoa(creator) {
-			t.Fatal("the dead instance answered")
-		}
-		if last.Status == mcpkit.TaskFailed {
-			break
-		}
-		if last.Status != mcpkit.TaskWorking || time.Since(killed) > lease+10*time.Second {
-			t.Fatalf("after the creating instance died: %+v", last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if last.Error == nil || last.Error.Code != mcpkit.CodeInternalError || !strings.Contains(last.Error.Message, "stopped before it finished") {
-		t.Fatalf("failed task: %+v", last)
-	}
+	last := mcpkittest.AwaitFailedAfterKill(t, func() (scaleTask, string) {
+		return call("tasks/get", map[string]any{"taskId": tk.TaskID})
+	}, creator, killed, lease)
 	t.Logf("instance %d was killed; %v later the survivors answer failed: %s", creator, time.Since(killed).Round(time.Millisecond), last.Error.Message)
 }

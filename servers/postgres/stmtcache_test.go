@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mcpkit/reference/servers/postgres/internal/pgtest"
 )
 
@@ -26,15 +27,22 @@ func cachePair(t *testing.T, url string) (cached, fresh *DB) {
 	return cached, fresh
 }
 
-// stmtsOf is the statement cache of db's only connection.
-func stmtsOf(t *testing.T, db *DB) *stmtCache {
+// onlyConn is db's only connection (a one-connection pool), taken from the pool and
+// put back at once.
+func onlyConn(t testing.TB, db *DB) *pgconn.PgConn {
 	t.Helper()
 	conn, err := db.Pool().Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	return connStmts(conn.Conn().PgConn())
+	return conn.Conn().PgConn()
+}
+
+// stmtsOf is the statement cache of db's only connection.
+func stmtsOf(t testing.TB, db *DB) *stmtCache {
+	t.Helper()
+	return connStmts(onlyConn(t, db))
 }
 
 // onConn runs session SQL on db's only connection, outside the read path: what a

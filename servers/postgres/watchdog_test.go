@@ -10,6 +10,7 @@ import (
 // TestCallContextDeadline: a call's context ends at its deadline (statement timeout
 // plus the grace period, kept by the watchdog rather than a timer per call) with
 // context.DeadlineExceeded, and one cancelled before then reports context.Canceled.
+// Under a parent that ends sooner, Deadline reports the parent's.
 func TestCallContextDeadline(t *testing.T) {
 	db, err := prepare("postgres://nobody@/nowhere?host=/nonexistent-dir", Options{StatementTimeout: time.Millisecond}, nil)
 	if err != nil {
@@ -21,6 +22,14 @@ func TestCallContextDeadline(t *testing.T) {
 	defer cancel()
 	if d, ok := ctx.Deadline(); !ok || d.Sub(start) < 2*time.Second {
 		t.Errorf("deadline %v, %v; want about 2s from now", d, ok)
+	}
+	parent, cancelParent := context.WithTimeout(context.Background(), time.Second)
+	defer cancelParent()
+	within, cancelWithin := db.callContext(parent)
+	defer cancelWithin()
+	pd, _ := parent.Deadline()
+	if d, _ := within.Deadline(); !d.Equal(pd) {
+		t.Errorf("deadline %v under a parent ending sooner; want the parent's", d)
 	}
 	early, cancelEarly := db.callContext(context.Background())
 	cancelEarly()

@@ -8,9 +8,9 @@ import (
 	"io"
 	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // stdioServer is a server process (the reference filesystem server) driven with
@@ -95,14 +95,4 @@ func (s *stdioServer) call(t testing.TB, name string, args map[string]any) json.
 	return s.request(t, "tools/call", map[string]any{"name": name, "arguments": args})
 }
 
-func (s *stdioServer) close() {
-	s.stdin.Close()
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
+func (s *stdioServer) close() { realclient.EndStdio(s.cmd, s.stdin) }

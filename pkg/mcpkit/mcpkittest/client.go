@@ -428,7 +428,20 @@ func (r *ToolResult) Text() string {
 // CallTool calls a tool and decodes its result; a protocol error fails the test.
 func (c *Client) CallTool(name string, args any) *ToolResult {
 	c.t.Helper()
-	res := c.Call("tools/call", map[string]any{"name": name, "arguments": args})
+	return c.toolResult(c.Call("tools/call", map[string]any{"name": name, "arguments": args}))
+}
+
+// RetryTool calls a tool again after an input_required result: with the same
+// arguments, the answers to its input requests (inputResponses, by key) and the
+// requestState it returned. It decodes the result; a protocol error fails the test.
+func (c *Client) RetryTool(name string, args any, state string, responses map[string]any) *ToolResult {
+	c.t.Helper()
+	return c.toolResult(c.Call("tools/call", map[string]any{"name": name, "arguments": args,
+		"inputResponses": responses, "requestState": state}))
+}
+
+func (c *Client) toolResult(res json.RawMessage) *ToolResult {
+	c.t.Helper()
 	var tr ToolResult
 	if err := json.Unmarshal(res, &tr); err != nil {
 		c.t.Fatalf("mcpkittest: decoding tools/call result: %v", err)

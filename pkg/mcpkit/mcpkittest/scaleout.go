@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,6 +98,32 @@ type Task struct {
 	ResultType, TaskID, Status, StatusMessage string
 	Result                                    json.RawMessage
 	Error                                     *mcpkit.Error
+}
+
+// AwaitFailedAfterKill is the last step of a scale-out test: the instance creator, which
+// ran a task, was killed (SIGKILL) at killed, and get (tasks/get of that task through
+// the proxy, returning the task and the X-Instance that answered) is polled until the
+// task is failed. The dead instance must never answer, the task must stay working until
+// it fails, within lease + 10 s of the kill, and the failure must be an internal error
+// saying the task stopped before it finished. It returns the failed task.
+func AwaitFailedAfterKill(t testing.TB, get func() (Task, string), creator int, killed time.Time, lease time.Duration) Task {
+	t.Helper()
+	for {
+		last, in := get()
+		if in == strconv.Itoa(creator) {
+			t.Fatal("the dead instance answered")
+		}
+		if last.Status == mcpkit.TaskFailed {
+			if last.Error == nil || last.Error.Code != mcpkit.CodeInternalError || !strings.Contains(last.Error.Message, "stopped before it finished") {
+				t.Fatalf("failed task: %+v", last)
+			}
+			return last
+		}
+		if last.Status != mcpkit.TaskWorking || time.Since(killed) > lease+10*time.Second {
+			t.Fatalf("after the creating instance died: %+v", last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // servingHTTP is the line serve.Serve logs once it listens for Streamable HTTP.

@@ -155,23 +155,8 @@ func TestTasksScaleOutWithRedis(t *testing.T) {
 	}
 	_ = procs[creator].cmd.Wait()
 	killed := time.Now()
-	var last task
-	for {
-		var in string
-		last, in = call("tasks/get", map[string]any{"taskId": tk.TaskID})
-		if in == strconv.Itoa(creator) {
-			t.Fatalf("the dead instance answered")
-		}
-		if last.Status == mcpkit.TaskFailed {
-			break
-		}
-		if last.Status != mcpkit.TaskWorking || time.Since(killed) > lease+10*time.Second {
-			t.Fatalf("after the creating instance died: %+v", last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if last.Error == nil || last.Error.Code != mcpkit.CodeInternalError || !strings.Contains(last.Error.Message, "stopped before it finished") {
-		t.Fatalf("failed task: %+v", last)
-	}
+	last := mcpkittest.AwaitFailedAfterKill(t, func() (task, string) {
+		return call("tasks/get", map[string]any{"taskId": tk.TaskID})
+	}, creator, killed, lease)
 	t.Logf("instance %d was killed; %v later the survivors answer: %s", creator, time.Since(killed).Round(time.Millisecond), fmt.Sprint(last.Error.Message))
 }

