@@ -11,7 +11,8 @@ import (
 // user sees before it happens. They validate exactly as the write does (input and
 // allow-list), so a write that would be refused is refused before anyone is asked.
 // Text the model wrote is shown with invisible and direction-changing characters made
-// visible (\u{202E}, as mcpkit.ShowHidden writes them for every confirmation): a confirmation that hides part of what it confirms is worthless.
+// visible (\u{202E}, as mcpkit.ShowHidden writes them for every confirmation): a
+// confirmation that hides part of what it confirms is worthless.
 
 const previewBytes = 2000
 
