@@ -109,13 +109,7 @@ func TestReadOnlyByDefault(t *testing.T) {
 // retry sends a 2026-07-28 tools/call again with the user's answer and the state.
 func retry(t *testing.T, c *mcpkittest.Client, args map[string]any, state string, answer map[string]any) *mcpkittest.ToolResult {
 	t.Helper()
-	var tr mcpkittest.ToolResult
-	raw := c.Call("tools/call", map[string]any{"name": "write_note", "arguments": args,
-		"inputResponses": map[string]any{"confirm": answer}, "requestState": state})
-	if err := json.Unmarshal(raw, &tr); err != nil {
-		t.Fatal(err)
-	}
-	return &tr
+	return c.RetryTool("write_note", args, state, map[string]any{"confirm": answer})
 }
 
 // TestWriteConfirmed runs the confirmation at 2026-07-28: the first call answers

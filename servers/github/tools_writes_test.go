@@ -90,13 +90,7 @@ func TestWriteConfirmationMRTR(t *testing.T) {
 			}
 			retry := func(state string, answer map[string]any) *mcpkittest.ToolResult {
 				t.Helper()
-				var tr mcpkittest.ToolResult
-				raw := c.Call("tools/call", map[string]any{"name": wc.tool, "arguments": args,
-					"inputResponses": map[string]any{"confirm": answer}, "requestState": state})
-				if err := json.Unmarshal(raw, &tr); err != nil {
-					t.Fatal(err)
-				}
-				return &tr
+				return c.RetryTool(wc.tool, args, state, map[string]any{"confirm": answer})
 			}
 
 			for _, no := range []struct {
