@@ -2,7 +2,6 @@ package errorserver
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -248,34 +247,4 @@ func (c *codeMap) culprit(e *eventData) string {
 		}
 	}
 	return ""
-}
-
-// mappingNotice says how to get local paths when frames carry files but none was
-// mapped: it names the directory of the first frame's file as a stack root to map.
-// A frame whose absolute path exists on this machine needs no mapping.
-func (v *viewer) mappingNotice(first *frameData, configured bool) string {
-	if filepath.IsAbs(first.AbsPath) {
-		if _, err := os.Stat(first.AbsPath); err == nil {
-			return ""
-		}
-	}
-	file := firstNonEmpty(first.Filename, first.AbsPath) // the file the frame shows
-	if file == "" || strings.Contains(file, "://") {
-		return ""
-	}
-	if filepath.IsAbs(file) {
-		if _, err := os.Stat(file); err == nil {
-			return ""
-		}
-	}
-	dir := strings.ReplaceAll(file, `\`, "/")
-	if i := strings.LastIndexByte(dir, '/'); i > 0 {
-		dir = dir[:i+1]
-	}
-	dir = v.text(dir, capName)
-	what := "no code mapping covers"
-	if !configured {
-		what = "no code mappings are set for"
-	}
-	return fmt.Sprintf("%s frame files such as %s: to get local paths, start this server with --code-mapping %s=DIR (env ERRORS_CODE_MAPPINGS), DIR being where that directory is on this machine", what, dir, dir)
 }

@@ -3,13 +3,11 @@ package errorserver
 import (
 	"bytes"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/mcpkit/reference/pkg/mcpkit"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Storage caps applied when an event is ingested, so one SDK payload cannot make the
@@ -20,12 +18,9 @@ const (
 	ingestMaxFrames      = 250
 	ingestMaxContext     = 21
 	ingestMaxBreadcrumbs = 100
-	ingestMaxTags        = 200
 	ingestMaxKeys        = 100
 	ingestMaxList        = 100
 	ingestMaxDepth       = 5
-	ingestMaxTagValue    = 200
-	ingestMaxTagKey      = 64
 )
 
 // sdkEvent is the subset of the Sentry event payload the store keeps.
@@ -249,11 +244,6 @@ func decodeSDKEventReflect(payload []byte) (*sdkEvent, error) {
 		return nil, fmt.Errorf("event payload is not valid JSON for a Sentry event: %v", err)
 	}
 	return in, nil
-}
-
-func capped(s string, max int) string {
-	out, _ := mcpkit.TruncateText(s, max)
-	return out
 }
 
 func normalizeEventID(id string) (string, error) {
@@ -594,8 +584,4 @@ func normalizeTags(in []tagPair) []tagPair {
 		out = append(out, tagPair{Key: k, Value: capped(v, ingestMaxTagValue)})
 	}
 	return out
-}
-
-func sortPairs(p []tagPair) {
-	slices.SortStableFunc(p, func(a, b tagPair) int { return strings.Compare(a.Key, b.Key) })
 }
