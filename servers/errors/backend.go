@@ -14,6 +14,8 @@ package errorserver
 import (
 	"context"
 	"errors"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // Backend is what the tools call. Both implementations take the same inputs, enforce
@@ -104,7 +106,7 @@ type GetEventInput struct {
 	// codes are the server's code mappings and in-app prefixes, set by the server
 	// (never by a client: the field is not part of the input schema). Backends pass
 	// the input to resolveViewOptions, which hands them to the view layer.
-	codes *codeMap
+	codes *event.CodeMap
 	// page: for the browser page (see SearchIssuesInput.page).
 	page bool
 }

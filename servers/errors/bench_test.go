@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 )
 
@@ -260,26 +262,26 @@ const benchSpan = 10 * 24 * time.Hour
 // benchEvent builds a stored-size-realistic event directly (no JSON parsing), so that
 // a million of them are generated quickly: 1,000 issues, event times spread evenly
 // over benchSpan before now.
-func benchEvent(i, total int, now time.Time) *eventData {
+func benchEvent(i, total int, now time.Time) *event.Event {
 	issue := i % 1000
 	envs := []string{"production", "staging", "development"}
 	levels := []string{"error", "error", "error", "warning", "fatal"}
-	e := &eventData{
+	e := &event.Event{
 		ID: hexID(i), Project: fmt.Sprint(40 + issue%5), Timestamp: now.Add(-benchSpan + time.Duration(i)*(benchSpan/time.Duration(total))),
 		Level: levels[issue%len(levels)], Platform: "go", Environment: envs[i%3], Release: fmt.Sprintf("shop@1.%d.0", i%10),
 		ServerName: fmt.Sprintf("web-%d", i%8), Transaction: fmt.Sprintf("POST /api/v1/resource%d", issue%50),
-		User: &userData{ID: fmt.Sprintf("u-%d", i%5000)},
-		Tags: []tagPair{{"tenant", fmt.Sprintf("t%d", i%40)}, {"region", []string{"eu", "us", "ap"}[i%3]}},
-		Exceptions: []exceptionData{{
+		User: &event.User{ID: fmt.Sprintf("u-%d", i%5000)},
+		Tags: []event.Pair{{Key: "tenant", Value: fmt.Sprintf("t%d", i%40)}, {Key: "region", Value: []string{"eu", "us", "ap"}[i%3]}},
+		Exceptions: []event.Exception{{
 			Type: fmt.Sprintf("*pkg%d.Error%d", issue%20, issue), Value: fmt.Sprintf("operation %d failed for item %d", issue, i),
-			Frames: []frameData{
+			Frames: []event.Frame{
 				{Function: "main", Module: "main", Filename: "main.go", Line: 20, InApp: true},
 				{Function: "(*Server).ServeHTTP", Module: "net/http", Filename: "server.go", Line: 3100},
 				{Function: fmt.Sprintf("handler%d", issue), Module: "shop/api", Filename: "api.go", Line: 100 + issue%300, InApp: true,
-					Context: []contextLine{{99, "func handler() error {"}, {100, "\treturn doThing()"}, {101, "}"}}},
+					Context: []event.ContextLine{{Line: 99, Code: "func handler() error {"}, {Line: 100, Code: "\treturn doThing()"}, {Line: 101, Code: "}"}}},
 			},
 		}},
-		Breadcrumbs: []breadcrumbData{{Category: "http", Message: "GET /api/v1/items"}, {Category: "query", Message: "SELECT * FROM items WHERE id = $1"}},
+		Breadcrumbs: []event.Breadcrumb{{Category: "http", Message: "GET /api/v1/items"}, {Category: "query", Message: "SELECT * FROM items WHERE id = $1"}},
 	}
 	return e
 }
@@ -344,7 +346,7 @@ func benchStoreDir(b *testing.B) string {
 					if from >= total {
 						return
 					}
-					events := make([]*eventData, min(batch, total-from))
+					events := make([]*event.Event, min(batch, total-from))
 					for j := range events {
 						events[j] = benchEvent(from+j, total, now)
 					}

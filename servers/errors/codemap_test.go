@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -98,7 +100,7 @@ type shownFrame struct {
 func shownFrames(ev *Event) []shownFrame {
 	var out []shownFrame
 	for _, f := range ev.Exceptions[0].Frames {
-		out = append(out, shownFrame{f.Function, firstNonEmpty(f.Path, "file "+f.File), f.Line, f.InApp})
+		out = append(out, shownFrame{f.Function, event.FirstNonEmpty(f.Path, "file "+f.File), f.Line, f.InApp})
 	}
 	return out
 }
@@ -143,7 +145,7 @@ func latestEvent(t *testing.T, store *LocalStore, cfg Config) *Event {
 func TestCodeMappingOfTrimpathBuild(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 1, trimpathFrames)
-	ev := latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
+	ev := latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
 	payment := filepath.Join(root, "checkout", "payment.go")
 	want := []shownFrame{
 		{"Charge", payment, 53, true},
@@ -176,7 +178,7 @@ func TestCodeMappingOfBuildDirectory(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 1, buildFrames)
 	for _, stackRoot := range []string{"/home/ci/build/shop", "/home/ci/build/shop/"} {
-		ev := latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: stackRoot, SourceRoot: root}}})
+		ev := latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: stackRoot, SourceRoot: root}}})
 		main := filepath.Join(root, "cmd", "shop", "main.go")
 		want := []shownFrame{
 			{"Charge", filepath.Join(root, "checkout", "payment.go"), 53, true},
@@ -208,7 +210,7 @@ func TestNoCodeMappingSaysHowToAddOne(t *testing.T) {
 		}
 	}
 	// A mapping that covers none of the frames says so too.
-	ev = latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: "example.com/other/", SourceRoot: t.TempDir()}}, InApp: []string{"example.com/shop"}})
+	ev = latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/other/", SourceRoot: t.TempDir()}}, InApp: []string{"example.com/shop"}})
 	if !strings.Contains(ev.Notice, "no code mapping covers") || !strings.Contains(ev.Notice, "--code-mapping example.com/shop/checkout/=DIR") {
 		t.Errorf("notice %q; want it to say no mapping covers the files", ev.Notice)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 	json "github.com/segmentio/encoding/json"
 )
@@ -12,12 +14,12 @@ import (
 // boundAnyReference is boundAny as it was before it returned unchanged maps and lists
 // as they are: a copy of everything. The oracle of TestBoundAnyMatchesReference.
 func boundAnyReference(key string, v any, depth int) any {
-	if IsSecretKey(key) && v != nil {
-		return Redacted
+	if event.IsSecretKey(key) && v != nil {
+		return event.Redacted
 	}
 	switch x := v.(type) {
 	case string:
-		return capped(RedactText(x), ingestMaxString/4)
+		return event.Capped(event.RedactText(x), ingestMaxString/4)
 	case map[string]any:
 		if depth > ingestMaxDepth {
 			return "{...}"
@@ -32,7 +34,7 @@ func boundAnyReference(key string, v any, depth int) any {
 		}
 		out := make(map[string]any, len(keys))
 		for _, k := range keys {
-			out[capped(k, 256)] = boundAnyReference(k, x[k], depth+1)
+			out[event.Capped(k, 256)] = boundAnyReference(k, x[k], depth+1)
 		}
 		return out
 	case []any:
@@ -59,30 +61,30 @@ func boundAnyReference(key string, v any, depth int) any {
 }
 
 // normalizeContextsReference is normalizeContexts before it kept unchanged contexts.
-func normalizeContextsReference(in map[string]any) map[string]ctxData {
+func normalizeContextsReference(in map[string]any) map[string]event.Context {
 	if len(in) == 0 {
 		return nil
 	}
-	out := map[string]ctxData{}
+	out := map[string]event.Context{}
 	for name, v := range in {
 		m, ok := v.(map[string]any)
 		if !ok || len(out) >= 32 {
 			continue
 		}
-		c := ctxData{}
+		c := event.Context{}
 		for k, val := range m {
 			if len(c) >= 32 {
 				break
 			}
 			switch val.(type) {
 			case string, float64, bool:
-				c[capped(k, 128)] = boundAnyReference(k, val, ingestMaxDepth)
+				c[event.Capped(k, 128)] = boundAnyReference(k, val, ingestMaxDepth)
 			}
 		}
-		if IsSecretKey(name) {
+		if event.IsSecretKey(name) {
 			continue
 		}
-		out[capped(name, 128)] = c
+		out[event.Capped(name, 128)] = c
 	}
 	return out
 }
@@ -96,7 +98,7 @@ func mayHoldSecretReference(s string) bool {
 		return true
 	}
 	lower := strings.ToLower(s)
-	for _, h := range secretHints {
+	for _, h := range event.SecretHints {
 		if strings.Contains(lower, h) {
 			return true
 		}
@@ -130,7 +132,7 @@ func checkBoundMatches(t testing.TB, v any) {
 			}
 		}
 	}
-	if s, ok := v.(string); ok && mayHoldSecret(s) != mayHoldSecretReference(s) {
+	if s, ok := v.(string); ok && event.MayHoldSecret(s) != mayHoldSecretReference(s) {
 		t.Fatalf("mayHoldSecret(%q) = %v, want %v", s, !mayHoldSecretReference(s), mayHoldSecretReference(s))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	json "github.com/segmentio/encoding/json"
 )
 
@@ -128,7 +130,7 @@ type sdkBreadcrumb struct {
 // shapes, strict about the payload being one JSON object; sizes capped; secrets in
 // structured fields redacted before anything reaches the disk. An event without an
 // event_id takes fallbackID (the envelope header's), else a random one.
-func parseSDKEvent(payload []byte, project string, received time.Time, fallbackID string) (*eventData, error) {
+func parseSDKEvent(payload []byte, project string, received time.Time, fallbackID string) (*event.Event, error) {
 	trimmed := bytes.TrimSpace(payload)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("event payload is not a JSON object")
@@ -144,25 +146,25 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if err != nil {
 		return nil, err
 	}
-	e := &eventData{
+	e := &event.Event{
 		ID:          id,
 		Project:     project,
 		Timestamp:   in.Timestamp.t,
 		Level:       normalizeLevel(string(in.Level)),
-		Platform:    capped(string(in.Platform), 64),
-		Logger:      capped(string(in.Logger), 256),
-		Transaction: capped(RedactText(string(in.Transaction)), 1024),
-		Culprit:     capped(string(in.Culprit), 1024),
-		Release:     capped(string(in.Release), ingestMaxTagValue),
-		Dist:        capped(string(in.Dist), 64),
-		Environment: capped(string(in.Environment), 64),
-		ServerName:  capped(string(in.ServerName), ingestMaxTagValue),
+		Platform:    event.Capped(string(in.Platform), 64),
+		Logger:      event.Capped(string(in.Logger), 256),
+		Transaction: event.Capped(event.RedactText(string(in.Transaction)), 1024),
+		Culprit:     event.Capped(string(in.Culprit), 1024),
+		Release:     event.Capped(string(in.Release), event.MaxTagValue),
+		Dist:        event.Capped(string(in.Dist), 64),
+		Environment: event.Capped(string(in.Environment), 64),
+		ServerName:  event.Capped(string(in.ServerName), event.MaxTagValue),
 	}
 	if e.Timestamp.IsZero() {
 		e.Timestamp = received
 	}
 	if in.SDK != nil {
-		e.SDK = capped(strings.TrimSpace(string(in.SDK.Name)+" "+string(in.SDK.Version)), 128)
+		e.SDK = event.Capped(strings.TrimSpace(string(in.SDK.Name)+" "+string(in.SDK.Version)), 128)
 	}
 	e.Message, e.MessageTemplate = eventMessage(in.Message, in.LogEntry)
 	excs := []sdkException(in.Exception)
@@ -170,16 +172,16 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 		excs = excs[len(excs)-ingestMaxExceptions:] // keep the outermost: they were reported
 	}
 	if len(excs) > 0 {
-		e.Exceptions = make([]exceptionData, 0, len(excs))
+		e.Exceptions = make([]event.Exception, 0, len(excs))
 	}
 	for _, ex := range excs {
-		x := exceptionData{
-			Type:   capped(string(ex.Type), 512),
-			Value:  capped(RedactText(string(ex.Value)), ingestMaxString),
-			Module: capped(string(ex.Module), 512),
+		x := event.Exception{
+			Type:   event.Capped(string(ex.Type), 512),
+			Value:  event.Capped(event.RedactText(string(ex.Value)), ingestMaxString),
+			Module: event.Capped(string(ex.Module), 512),
 		}
 		if ex.Mechanism != nil {
-			x.Mechanism = capped(string(ex.Mechanism.Type), 64)
+			x.Mechanism = event.Capped(string(ex.Mechanism.Type), 64)
 			x.Handled = ex.Mechanism.Handled.v
 		}
 		if ex.Stacktrace != nil {
@@ -195,21 +197,21 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 		crumbs = crumbs[len(crumbs)-ingestMaxBreadcrumbs:]
 	}
 	if len(crumbs) > 0 {
-		e.Breadcrumbs = make([]breadcrumbData, 0, len(crumbs))
+		e.Breadcrumbs = make([]event.Breadcrumb, 0, len(crumbs))
 	}
 	for _, b := range crumbs {
-		e.Breadcrumbs = append(e.Breadcrumbs, breadcrumbData{
+		e.Breadcrumbs = append(e.Breadcrumbs, event.Breadcrumb{
 			Timestamp: b.Timestamp.t,
-			Type:      capped(string(b.Type), 64),
-			Category:  capped(string(b.Category), 128),
-			Level:     capped(string(b.Level), 16),
-			Message:   capped(RedactText(string(b.Message)), 2048),
+			Type:      event.Capped(string(b.Type), 64),
+			Category:  event.Capped(string(b.Category), 128),
+			Level:     event.Capped(string(b.Level), 16),
+			Message:   event.Capped(event.RedactText(string(b.Message)), 2048),
 			Data:      boundMap(b.Data, 1),
 		})
 	}
 	if u := in.User; u != nil {
-		e.User = &userData{ID: capped(string(u.ID), 128), Username: capped(string(u.Username), 128), Email: capped(string(u.Email), 256), IP: capped(string(u.IPAddress), 64)}
-		if *e.User == (userData{}) {
+		e.User = &event.User{ID: event.Capped(string(u.ID), 128), Username: event.Capped(string(u.Username), 128), Email: event.Capped(string(u.Email), 256), IP: event.Capped(string(u.IPAddress), 64)}
+		if *e.User == (event.User{}) {
 			e.User = nil
 		}
 	}
@@ -220,7 +222,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	e.Extra = boundMap(in.Extra, 1)
 	for _, f := range in.Fingerprint {
 		if len(e.Fingerprint) < 32 {
-			e.Fingerprint = append(e.Fingerprint, capped(string(f), 512))
+			e.Fingerprint = append(e.Fingerprint, event.Capped(string(f), 512))
 		}
 	}
 	e.Tags = normalizeTags(in.Tags)
@@ -268,7 +270,7 @@ func normalizeLevel(l string) string {
 	case "fatal", "error", "warning", "info", "debug":
 		return l
 	default:
-		return capped(l, 16)
+		return event.Capped(l, 16)
 	}
 }
 
@@ -281,32 +283,32 @@ func eventMessage(raw json.RawMessage, le *sdkLogEntry) (msg, template string) {
 	if len(raw) > 0 && string(raw) != "null" {
 		var obj sdkLogEntry
 		if raw[0] == '{' && json.Unmarshal(raw, &obj) == nil {
-			msg = firstNonEmpty(string(obj.Formatted), msg)
-			template = firstNonEmpty(string(obj.Message), template)
+			msg = event.FirstNonEmpty(string(obj.Formatted), msg)
+			template = event.FirstNonEmpty(string(obj.Message), template)
 		} else {
 			var s flexString
 			if json.Unmarshal(raw, &s) == nil {
-				msg = firstNonEmpty(string(s), msg)
+				msg = event.FirstNonEmpty(string(s), msg)
 			}
 		}
 	}
 	if msg == "" {
 		msg = template
 	}
-	return capped(RedactText(msg), ingestMaxString), capped(RedactText(template), 2048)
+	return event.Capped(event.RedactText(msg), ingestMaxString), event.Capped(event.RedactText(template), 2048)
 }
 
-func normalizeFrames(in []sdkFrame) []frameData {
+func normalizeFrames(in []sdkFrame) []event.Frame {
 	if len(in) > ingestMaxFrames {
 		in = in[len(in)-ingestMaxFrames:] // keep the crash end of a deep stack
 	}
-	out := make([]frameData, 0, len(in))
+	out := make([]event.Frame, 0, len(in))
 	for _, f := range in {
-		fd := frameData{
-			Function: capped(string(f.Function), 512),
-			Module:   capped(string(firstNonEmpty(string(f.Module), string(f.Package))), 512),
-			Filename: capped(string(f.Filename), 512),
-			AbsPath:  capped(string(f.AbsPath), 1024),
+		fd := event.Frame{
+			Function: event.Capped(string(f.Function), 512),
+			Module:   event.Capped(string(event.FirstNonEmpty(string(f.Module), string(f.Package))), 512),
+			Filename: event.Capped(string(f.Filename), 512),
+			AbsPath:  event.Capped(string(f.AbsPath), 1024),
 			Line:     int(f.Lineno),
 			Column:   int(f.Colno),
 			InApp:    f.InApp.v != nil && *f.InApp.v,
@@ -322,13 +324,13 @@ func normalizeFrames(in []sdkFrame) []frameData {
 				post = post[:ingestMaxContext/2]
 			}
 			line := fd.Line
-			fd.Context = make([]contextLine, 0, len(pre)+1+len(post))
+			fd.Context = make([]event.ContextLine, 0, len(pre)+1+len(post))
 			for i, s := range pre {
-				fd.Context = append(fd.Context, contextLine{Line: line - len(pre) + i, Code: capped(string(s), 1024)})
+				fd.Context = append(fd.Context, event.ContextLine{Line: line - len(pre) + i, Code: event.Capped(string(s), 1024)})
 			}
-			fd.Context = append(fd.Context, contextLine{Line: line, Code: capped(string(*f.ContextLine), 1024)})
+			fd.Context = append(fd.Context, event.ContextLine{Line: line, Code: event.Capped(string(*f.ContextLine), 1024)})
 			for i, s := range post {
-				fd.Context = append(fd.Context, contextLine{Line: line + 1 + i, Code: capped(string(s), 1024)})
+				fd.Context = append(fd.Context, event.ContextLine{Line: line + 1 + i, Code: event.Capped(string(s), 1024)})
 			}
 		}
 		out = append(out, fd)
@@ -338,7 +340,7 @@ func normalizeFrames(in []sdkFrame) []frameData {
 
 // threadStack picks the crashed (else current, else first) thread's stack for an event
 // without an exception, or the legacy top-level stacktrace.
-func threadStack(threads []sdkThread, legacy *sdkStacktrace) []frameData {
+func threadStack(threads []sdkThread, legacy *sdkStacktrace) []event.Frame {
 	pick := -1
 	for i, t := range threads {
 		if t.Stacktrace == nil || len(t.Stacktrace.Frames) == 0 {
@@ -360,20 +362,20 @@ func threadStack(threads []sdkThread, legacy *sdkStacktrace) []frameData {
 	return nil
 }
 
-func normalizeRequest(r *sdkRequest) *requestData {
-	out := &requestData{Method: capped(strings.ToUpper(string(r.Method)), 16)}
-	u, urlQuery := redactURL(string(r.URL))
-	out.URL = capped(u, 2048)
+func normalizeRequest(r *sdkRequest) *event.Request {
+	out := &event.Request{Method: event.Capped(strings.ToUpper(string(r.Method)), 16)}
+	u, urlQuery := event.RedactURL(string(r.URL))
+	out.URL = event.Capped(u, 2048)
 	if q := bytes.TrimSpace(r.QueryString); len(q) > 0 && string(q) != "null" {
 		if q[0] == '"' {
 			var s string
 			if json.Unmarshal(q, &s) == nil {
-				out.Query = redactQueryString(s)
+				out.Query = event.RedactQueryString(s)
 			}
 		} else {
 			var p flexPairs
 			if json.Unmarshal(q, &p) == nil {
-				out.Query = redactPairs(p)
+				out.Query = event.RedactPairs(p)
 			}
 		}
 	}
@@ -381,61 +383,61 @@ func normalizeRequest(r *sdkRequest) *requestData {
 		out.Query = urlQuery
 	}
 	out.Query = capPairs(out.Query, ingestMaxKeys)
-	out.Headers = capPairs(redactPairs(r.Headers), ingestMaxKeys)
+	out.Headers = capPairs(event.RedactPairs(r.Headers), ingestMaxKeys)
 	switch d := r.Data.(type) {
 	case nil:
 	case string:
-		out.Data = capped(d, ingestMaxString)
+		out.Data = event.Capped(d, ingestMaxString)
 	default:
 		out.Data = boundAny("", d, 1)
 	}
 	if out.Data != nil {
 		if s, ok := out.Data.(string); ok {
-			out.Data = capped((&viewer{}).body(s), ingestMaxString)
+			out.Data = event.Capped((&viewer{}).body(s), ingestMaxString)
 		}
 	}
 	return out
 }
 
-func capPairs(p []tagPair, n int) []tagPair {
+func capPairs(p []event.Pair, n int) []event.Pair {
 	if len(p) > n {
 		p = p[:n]
 	}
 	for i := range p {
-		p[i].Key = capped(p[i].Key, 256)
-		p[i].Value = capped(p[i].Value, 2048)
+		p[i].Key = event.Capped(p[i].Key, 256)
+		p[i].Value = event.Capped(p[i].Value, 2048)
 	}
 	return p
 }
 
-func normalizeContexts(in map[string]any) map[string]ctxData {
+func normalizeContexts(in map[string]any) map[string]event.Context {
 	if len(in) == 0 {
 		return nil
 	}
-	out := map[string]ctxData{}
+	out := map[string]event.Context{}
 	for name, v := range in {
 		m, ok := v.(map[string]any)
 		if !ok || len(out) >= 32 {
 			continue
 		}
-		if IsSecretKey(name) {
+		if event.IsSecretKey(name) {
 			continue
 		}
 		if boundContextAsIs(m) {
-			out[capped(name, 128)] = ctxData(m)
+			out[event.Capped(name, 128)] = event.Context(m)
 			continue
 		}
-		c := ctxData{}
+		c := event.Context{}
 		for k, val := range m {
 			if len(c) >= 32 {
 				break
 			}
 			switch val.(type) {
 			case string, float64, bool:
-				c[capped(k, 128)] = boundAny(k, val, ingestMaxDepth)
+				c[event.Capped(k, 128)] = boundAny(k, val, ingestMaxDepth)
 			}
 		}
-		out[capped(name, 128)] = c
+		out[event.Capped(name, 128)] = c
 	}
 	return out
 }
@@ -483,13 +485,13 @@ func boundAny(key string, v any, depth int) any {
 // does not change is returned as it is, not copied: most do not (breadcrumb data,
 // frame variables), and the decoded value has no other holder.
 func bound(key string, v any, depth int) (any, bool) {
-	if IsSecretKey(key) && v != nil {
+	if event.IsSecretKey(key) && v != nil {
 		s, ok := v.(string)
-		return Redacted, !ok || s != Redacted
+		return event.Redacted, !ok || s != event.Redacted
 	}
 	switch x := v.(type) {
 	case string:
-		if out := capped(RedactText(x), ingestMaxString/4); out != x {
+		if out := event.Capped(event.RedactText(x), ingestMaxString/4); out != x {
 			return out, true
 		}
 		return v, false // as it came: boxing x again would allocate
@@ -510,7 +512,7 @@ func bound(key string, v any, depth int) (any, bool) {
 		}
 		out := make(map[string]any, len(keys))
 		for _, k := range keys {
-			out[capped(k, 256)] = boundAny(k, x[k], depth+1)
+			out[event.Capped(k, 256)] = boundAny(k, x[k], depth+1)
 		}
 		return out, true
 	case []any:
@@ -571,17 +573,17 @@ func listChanges(key string, l []any, depth int) bool {
 	return false
 }
 
-func normalizeTags(in []tagPair) []tagPair {
-	var out []tagPair
+func normalizeTags(in []event.Pair) []event.Pair {
+	var out []event.Pair
 	seen := map[string]bool{}
 	for _, t := range in {
-		k := capped(strings.TrimSpace(t.Key), ingestMaxTagKey)
-		if k == "" || seen[k] || len(out) >= ingestMaxTags {
+		k := event.Capped(strings.TrimSpace(t.Key), event.MaxTagKey)
+		if k == "" || seen[k] || len(out) >= event.MaxTags {
 			continue
 		}
 		seen[k] = true
-		v := redactValue(k, strings.ReplaceAll(t.Value, "\n", " "))
-		out = append(out, tagPair{Key: k, Value: capped(v, ingestMaxTagValue)})
+		v := event.RedactValue(k, strings.ReplaceAll(t.Value, "\n", " "))
+		out = append(out, event.Pair{Key: k, Value: event.Capped(v, event.MaxTagValue)})
 	}
 	return out
 }

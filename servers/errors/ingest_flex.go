@@ -3,12 +3,14 @@ package errorserver
 import (
 	"bytes"
 	"errors"
-	json "github.com/segmentio/encoding/json"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+	json "github.com/segmentio/encoding/json"
 )
 
 // The Sentry event protocol has grown over a decade of SDKs: the same field arrives as
@@ -136,7 +138,7 @@ func parseFloatNoColon(s string) (float64, error) {
 
 // flexPairs accepts an object of string-ish values or a list of [key, value] pairs and
 // keeps the order of a list (objects come out sorted by key).
-type flexPairs []tagPair
+type flexPairs []event.Pair
 
 func (p *flexPairs) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
@@ -152,7 +154,7 @@ func (p *flexPairs) UnmarshalJSON(b []byte) error {
 		for _, raw := range list {
 			var pair []flexString
 			if json.Unmarshal(raw, &pair) == nil && len(pair) == 2 {
-				*p = append(*p, tagPair{Key: string(pair[0]), Value: string(pair[1])})
+				*p = append(*p, event.Pair{Key: string(pair[0]), Value: string(pair[1])})
 			}
 		}
 		return nil
@@ -162,9 +164,9 @@ func (p *flexPairs) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	for k, v := range m {
-		*p = append(*p, tagPair{Key: k, Value: string(v)})
+		*p = append(*p, event.Pair{Key: k, Value: string(v)})
 	}
-	sortPairs(*p)
+	event.SortPairs(*p)
 	return nil
 }
 

@@ -14,6 +14,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
 // IngestHandler returns the HTTP handler Sentry SDKs send events to when their DSN
@@ -48,7 +51,7 @@ func (s *LocalStore) IngestHandler() http.Handler {
 	return mux
 }
 
-var projectPattern = lazyMustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var projectPattern = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // knownItemTypes are envelope item types the store recognises and skips; other types
 // are skipped too, but logged as "unknown" rather than by their (untrusted) name.
@@ -109,7 +112,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 		s.reject(w, project, status, msg)
 		return
 	}
-	var events []*eventData
+	var events []*event.Event
 	var id string
 	if isEnvelope {
 		env, err := parseEnvelope(body)

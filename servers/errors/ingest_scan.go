@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // The JSON reader of the fast event decoder (ingest_decode.go): strict JSON, but
@@ -170,7 +172,7 @@ func (d *sdkDecoder) null() bool {
 // substring of the payload copy; one with escapes is unescaped into a new string.
 func (d *sdkDecoder) str() string {
 	start := d.i + 1
-	for i := plainRun(d.s, start); i < len(d.s); {
+	for i := event.PlainRun(d.s, start); i < len(d.s); {
 		switch c := d.s[i]; {
 		case c == '"':
 			d.i = i + 1
@@ -184,7 +186,7 @@ func (d *sdkDecoder) str() string {
 			if r == utf8.RuneError && size == 1 {
 				d.bail()
 			}
-			i = plainRun(d.s, i+size)
+			i = event.PlainRun(d.s, i+size)
 		default:
 			i++
 		}
@@ -202,7 +204,7 @@ func (d *sdkDecoder) strEscaped(start, i int) string {
 	from := len(d.arena)
 	buf := append(d.arena, d.s[start:i]...)
 	for i < len(d.s) {
-		if k := plainRun(d.s, i); k > i {
+		if k := event.PlainRun(d.s, i); k > i {
 			buf = append(buf, d.s[i:k]...)
 			i = k
 			continue
@@ -479,7 +481,7 @@ func (d *sdkDecoder) pairs() flexPairs {
 				}
 			}
 			if k == 2 {
-				out = append(out, tagPair{Key: string(kv[0]), Value: string(kv[1])})
+				out = append(out, event.Pair{Key: string(kv[0]), Value: string(kv[1])})
 			}
 		}
 		return out
@@ -488,9 +490,9 @@ func (d *sdkDecoder) pairs() flexPairs {
 		var out flexPairs
 		for n := 0; d.more('}', n); n++ {
 			k := d.key()
-			out = append(out, tagPair{Key: k, Value: string(d.flexString())})
+			out = append(out, event.Pair{Key: k, Value: string(d.flexString())})
 		}
-		sortPairs(out)
+		event.SortPairs(out)
 		for i := 1; i < len(out); i++ {
 			if out[i].Key == out[i-1].Key {
 				d.bail() // a repeated key: the reflective decoder keeps the last

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -181,7 +183,7 @@ func TestIngestDeduplicatesRetriedEvents(t *testing.T) {
 // writeLegacyLog writes an event log in the format of the earlier version (segments
 // of CRC-framed records in DIR/events) holding the given events, and cuts the last
 // record in half, as a crash during a write would have left it.
-func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
+func writeLegacyLog(t *testing.T, dir string, events []*event.Event) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, legacyDir), 0o700); err != nil {
 		t.Fatal(err)
@@ -190,8 +192,8 @@ func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
 	seg := []byte(legacyMagic)
 	var lastStart int
 	for _, e := range events {
-		deriveIssueFields(e)
-		e.IssueID = issueIDFor(e.Project, groupingParts(e))
+		event.DeriveIssueFields(e)
+		e.IssueID = event.IssueIDFor(e.Project, event.GroupingParts(e))
 		detail, _ := json.Marshal(e)
 		sum, _ := json.Marshal(map[string]any{"id": e.ID, "issue": e.IssueID, "project": e.Project})
 		payload := append([]byte{1}, binary.AppendUvarint(nil, uint64(len(sum)))...)
@@ -219,7 +221,7 @@ func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
 // open, saying why.
 func TestLegacyEventLogIsImported(t *testing.T) {
 	dir := t.TempDir()
-	var events []*eventData
+	var events []*event.Event
 	for i := 1; i <= 5; i++ {
 		e, err := parseSDKEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
 		if err != nil {

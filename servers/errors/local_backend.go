@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // LocalOrganization is the one organization of the local store.
@@ -505,7 +507,7 @@ func (s *LocalStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, er
 	if err != nil {
 		return nil, queryFailed("get event", err)
 	}
-	var e eventData
+	var e event.Event
 	if err := json.Unmarshal(body, &e); err != nil {
 		return nil, fmt.Errorf("%w: the stored event is unreadable: %v", ErrUnavailable, err)
 	}
@@ -588,7 +590,7 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(in.Key) == "" || len(in.Key) > ingestMaxTagKey {
+	if strings.TrimSpace(in.Key) == "" || len(in.Key) > event.MaxTagKey {
 		return nil, fmt.Errorf("%w: key is required: a tag key such as environment or release (get_issue lists an issue's keys)", ErrInvalidInput)
 	}
 	limit, err := resolveLimit(in.Limit)

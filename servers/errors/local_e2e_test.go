@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/google/go-cmp/cmp"
 )
@@ -264,8 +266,8 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	wantReq := &Request{
 		Method:  "POST",
 		URL:     "http://shop.example/checkout", // the SDK rebuilds it from a request without TLS
-		Query:   map[string]string{"step": "2", "token": Redacted},
-		Headers: map[string]string{"Authorization": Redacted, "Cookie": Redacted, "Accept": "text/html"},
+		Query:   map[string]string{"step": "2", "token": event.Redacted},
+		Headers: map[string]string{"Authorization": event.Redacted, "Cookie": event.Redacted, "Accept": "text/html"},
 	}
 	if diff := cmp.Diff(wantReq.Query, sev.Request.Query); diff != "" {
 		t.Errorf("request query (-want +got):\n%s", diff)
@@ -278,14 +280,14 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if sev.Request.URL != wantReq.URL || sev.Request.Method != wantReq.Method {
 		t.Errorf("request %s %s, want %s %s", sev.Request.Method, sev.Request.URL, wantReq.Method, wantReq.URL)
 	}
-	if got := sev.Contexts["payment"]; got["card_token"] != Redacted || got["amount"] != "42" {
+	if got := sev.Contexts["payment"]; got["card_token"] != event.Redacted || got["amount"] != "42" {
 		t.Errorf("payment context = %v, want card_token redacted and amount 42", got)
 	}
 	if len(sev.Breadcrumbs) == 0 {
 		t.Fatal("staging event has no breadcrumbs")
 	}
 	crumb := sev.Breadcrumbs[len(sev.Breadcrumbs)-1]
-	if crumb.Message != "POST /login password="+Redacted || crumb.Data["api_key"] != Redacted || crumb.Data["status"] != "500" {
+	if crumb.Message != "POST /login password="+event.Redacted || crumb.Data["api_key"] != event.Redacted || crumb.Data["status"] != "500" {
 		t.Errorf("breadcrumb = %+v, want the password and api_key redacted", crumb)
 	}
 

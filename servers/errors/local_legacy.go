@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // lockIngest takes the data directory's ingest lock: the process that holds it is the
@@ -176,7 +178,7 @@ func decodeLegacyRecord(b []byte) (payload []byte, at time.Time, size int, ok bo
 
 // decodeLegacyEvent reads an earlier version's stored event: a format byte (1), the
 // length of a summary (uvarint), the summary, then the whole event as JSON.
-func decodeLegacyEvent(b []byte) (*eventData, error) {
+func decodeLegacyEvent(b []byte) (*event.Event, error) {
 	if len(b) < 2 || b[0] != 1 {
 		return nil, errors.New("unknown stored event format")
 	}
@@ -184,7 +186,7 @@ func decodeLegacyEvent(b []byte) (*eventData, error) {
 	if k <= 0 || n > uint64(len(b)-1-k) {
 		return nil, errors.New("bad summary length")
 	}
-	var e eventData
+	var e event.Event
 	if err := json.Unmarshal(b[1+k+int(n):], &e); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
 // The local store answers this subset of Sentry's issue search syntax. Terms are
@@ -70,7 +72,7 @@ var isValues = map[string]bool{
 	"for_review": false, "regressed": false, "escalating": false, "muted": false,
 }
 
-var keyPattern = lazyMustCompile(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
+var keyPattern = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
 
 // parseQuery parses a search query into terms, or says what is wrong with it.
 func parseQuery(q string, now time.Time) ([]queryTerm, error) {

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: binaries stay static and cgo-free
 )
 
@@ -334,7 +336,7 @@ func (s *LocalStore) Meta(key string) string {
 // they are committed (fsynced). Events whose id is already stored are acknowledged
 // without a second copy. The work that needs no lock (grouping, encoding) is done
 // here, in the caller's goroutine; the writer only runs the SQL.
-func (s *LocalStore) ingest(ctx context.Context, events []*eventData) error {
+func (s *LocalStore) ingest(ctx context.Context, events []*event.Event) error {
 	w := s.w.Load()
 	if w == nil {
 		return fmt.Errorf("%w: this store is open to read only", ErrUnavailable)

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 // ingestTestEvents stores n events directly (no HTTP), spread over issues by fn.
 func ingestTestEvents(t testing.TB, s *LocalStore, from, n int, fn func(i int) (excType, function string, tags map[string]string)) {
 	t.Helper()
-	var batch []*eventData
+	var batch []*event.Event
 	for i := from; i < from+n; i++ {
 		typ, function, tags := fn(i)
 		e, err := parseSDKEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
@@ -138,7 +140,7 @@ func TestLocalIssueLookupsAndTagValuePages(t *testing.T) {
 		t.Fatalf("lookup by short id %s: %v", is.ShortID, err)
 	}
 	for _, ts := range byShort.Tags {
-		if ts.Key == "secret_token" && (len(ts.TopValues) != 1 || ts.TopValues[0].Value != Redacted) {
+		if ts.Key == "secret_token" && (len(ts.TopValues) != 1 || ts.TopValues[0].Value != event.Redacted) {
 			t.Errorf("secret-looking tag stored as %+v, want its value redacted", ts.TopValues)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // TestEventTimeFilesAndClamps: events are filed and filtered by their own timestamp,
@@ -31,7 +33,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.ingest(ctx, []*eventData{e}); err != nil {
+		if err := store.ingest(ctx, []*event.Event{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +55,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		if err := store.db.QueryRow(`SELECT ts, received, body FROM events WHERE event_id = ?`, hexID(id)).Scan(&ts, &received, &body); err != nil {
 			t.Fatal(err)
 		}
-		var e eventData
+		var e event.Event
 		json.Unmarshal(body, &e)
 		if received != now.UnixNano() || !e.Received.Equal(now) {
 			t.Errorf("event %d received %v (body %v), want %v", id, nsTime(received), e.Received, now)
@@ -122,7 +124,7 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 		ts time.Time
 	}
 	var evs []ev
-	var batch []*eventData
+	var batch []*event.Event
 	for i := range 3000 {
 		fn := fmt.Sprintf("fn%d", rng.IntN(7))
 		ts := now.Add(-time.Duration(rng.Int64N(int64(7 * 24 * time.Hour))))

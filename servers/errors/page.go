@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // The page: what the local store holds, for the person whose application sends the
@@ -45,7 +47,7 @@ type PageConfig struct {
 	SpotlightURL string
 	// CodeMappings and InApp are the server's (see Config): frames show the local
 	// path the mappings give, in-app frames come first.
-	CodeMappings []CodeMapping
+	CodeMappings []event.CodeMapping
 	InApp        []string
 	// Hosts are names besides localhost, 127.0.0.1 and ::1 that the page answers to
 	// in the Host header (such as the address the listener was given). Any other
@@ -61,7 +63,7 @@ type PageConfig struct {
 type page struct {
 	store  *LocalStore
 	cfg    PageConfig
-	codes  *codeMap
+	codes  *event.CodeMap
 	hosts  map[string]bool
 	logger *slog.Logger
 	now    func() time.Time
@@ -73,7 +75,7 @@ type page struct {
 // PageHandler serves the page on its paths and hands every other request to next
 // (the ingest endpoints: IngestHandler).
 func (s *LocalStore) PageHandler(cfg PageConfig, next http.Handler) http.Handler {
-	p := &page{store: s, cfg: cfg, codes: newCodeMap(cfg.CodeMappings, cfg.InApp), next: next,
+	p := &page{store: s, cfg: cfg, codes: event.NewCodeMap(cfg.CodeMappings, cfg.InApp), next: next,
 		hosts: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}, logger: cfg.Logger, now: cfg.Now}
 	for _, h := range cfg.Hosts {
 		if h = strings.ToLower(strings.Trim(strings.TrimSpace(h), "[]")); h != "" {

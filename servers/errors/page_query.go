@@ -209,7 +209,7 @@ func (p *page) latestReleases(ctx context.Context, issues []Issue) map[string]st
 // culprit is the issue's culprit by the configured in-app prefixes, as the tools
 // show it (presenter.localCulprit); "" to keep the stored one.
 func (p *page) culprit(ctx context.Context, issueID string) string {
-	if p.codes == nil || len(p.codes.inApp) == 0 {
+	if p.codes == nil || len(p.codes.InApp) == 0 {
 		return ""
 	}
 	ev, err := p.store.GetEvent(ctx, GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, codes: p.codes, page: true})

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // Source lines for frames that came without them. sentry-go sends the lines around
@@ -22,7 +24,7 @@ const (
 // sourceReader reads the source lines of one event's frames, at most
 // sourceMaxFrames files.
 type sourceReader struct {
-	codes *codeMap
+	codes *event.CodeMap
 	reads int
 }
 
@@ -33,7 +35,7 @@ func (s *sourceReader) read(path string, line int) []ContextLine {
 	if s.codes == nil || s.reads >= sourceMaxFrames {
 		return nil
 	}
-	for _, m := range s.codes.local {
+	for _, m := range s.codes.Local {
 		rel, err := filepath.Rel(m.SourceRoot, path)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 )
 
@@ -309,7 +311,7 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	base, dsn := startPage(t, store, PageConfig{CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
+	base, dsn := startPage(t, store, PageConfig{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
 	ingest := strings.Replace(strings.Replace(dsn, testKey+"@", "", 1), "/42", "/api/42/envelope/", 1)
 	frame := func(file string, line int) map[string]any {
 		return map[string]any{"function": "convert", "module": "example.com/shop/checkout", "filename": file, "abs_path": file, "lineno": line, "in_app": true}

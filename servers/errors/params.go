@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -23,8 +25,8 @@ type timeWindow struct {
 // periodPattern is a period: one or more groups of a number and a unit s, m, h, d or w,
 // such as 24h, 90m, 6h30m, 3d or 1w2d.
 var (
-	periodPattern = lazyMustCompile(`^(?:[0-9]{1,9}[smhdw])+$`)
-	periodPart    = lazyMustCompile(`([0-9]+)([smhdw])`)
+	periodPattern = lazyregexp.New(`^(?:[0-9]{1,9}[smhdw])+$`)
+	periodPart    = lazyregexp.New(`([0-9]+)([smhdw])`)
 )
 
 var periodUnits = map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}
@@ -145,7 +147,7 @@ func resolveSort(s string) (string, error) {
 	return "", fmt.Errorf("%w: sort %q is not one of date, new, freq, user", ErrInvalidInput, s)
 }
 
-var idPattern = lazyMustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+var idPattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
 
 // checkID validates an issue id, short id, project slug or organization slug: these
 // become URL path segments, so anything else is refused before a request is built.
@@ -159,7 +161,7 @@ func checkID(name, id string) error {
 	return nil
 }
 
-var eventIDPattern = lazyMustCompile(`^[0-9a-fA-F]{32}$`)
+var eventIDPattern = lazyregexp.New(`^[0-9a-fA-F]{32}$`)
 
 // normalizeEventRef accepts latest, oldest, recommended (as latest) or an event id
 // with or without dashes, and returns latest, oldest or 32 lower-case hex digits.

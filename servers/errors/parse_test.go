@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -82,31 +84,31 @@ func TestParseSDKEventAcceptsProtocolVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deriveIssueFields(e)
+	event.DeriveIssueFields(e)
 	no := false
-	want := &eventData{
+	want := &event.Event{
 		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", Project: "42",
 		Timestamp: time.Unix(1777636800, 250000000).UTC(), Level: "warning", Platform: "python",
 		Title: "KeyError: 'sku'", Culprit: "shop.views in handle",
 		Message: "user ann not found", MessageTemplate: "user %s not found", Release: "42",
-		Tags: []tagPair{{"api_key", Redacted}, {"browser", "Firefox"}, {"handled", "no"}, {"level", "warning"}, {"mechanism", "generic"},
-			{"os", "Linux 6.1"}, {"os.name", "Linux"}, {"release", "42"}, {"runtime", "CPython 3.12"}, {"runtime.name", "CPython"},
-			{"url", "https://x.example/p"}, {"user", "id:7"}},
-		Exceptions: []exceptionData{{Type: "KeyError", Value: "'sku'", Mechanism: "generic", Handled: &no, Frames: []frameData{{
+		Tags: []event.Pair{{Key: "api_key", Value: event.Redacted}, {Key: "browser", Value: "Firefox"}, {Key: "handled", Value: "no"}, {Key: "level", Value: "warning"}, {Key: "mechanism", Value: "generic"},
+			{Key: "os", Value: "Linux 6.1"}, {Key: "os.name", Value: "Linux"}, {Key: "release", Value: "42"}, {Key: "runtime", Value: "CPython 3.12"}, {Key: "runtime.name", Value: "CPython"},
+			{Key: "url", Value: "https://x.example/p"}, {Key: "user", Value: "id:7"}},
+		Exceptions: []event.Exception{{Type: "KeyError", Value: "'sku'", Mechanism: "generic", Handled: &no, Frames: []event.Frame{{
 			Function: "handle", Module: "shop.views", Filename: "views.py", Line: 12, InApp: true,
-			Context: []contextLine{{10, "def handle():"}, {11, "    x = 1"}, {12, "    return d['sku']"}, {13, ""}},
-			Vars:    map[string]any{"secret": Redacted, "d": map[string]any{"a": 1.0}},
+			Context: []event.ContextLine{{Line: 10, Code: "def handle():"}, {Line: 11, Code: "    x = 1"}, {Line: 12, Code: "    return d['sku']"}, {Line: 13, Code: ""}},
+			Vars:    map[string]any{"secret": event.Redacted, "d": map[string]any{"a": 1.0}},
 		}}}},
-		Breadcrumbs: []breadcrumbData{{Timestamp: time.Date(2026, 5, 1, 11, 59, 59, 0, time.UTC), Category: "query", Message: "SELECT 1"}},
-		Request: &requestData{Method: "POST", URL: "https://x.example/p",
-			Query:   []tagPair{{"a", "1"}, {"token", Redacted}},
-			Headers: []tagPair{{"Accept", "*/*"}, {"Cookie", Redacted}},
-			Data:    map[string]any{"password": Redacted, "n": 1.0}},
-		User:     &userData{ID: "7", IP: "203.0.113.9"},
-		Contexts: map[string]ctxData{"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
-		Extra:    map[string]any{"session_id": Redacted, "n": 1.0},
+		Breadcrumbs: []event.Breadcrumb{{Timestamp: time.Date(2026, 5, 1, 11, 59, 59, 0, time.UTC), Category: "query", Message: "SELECT 1"}},
+		Request: &event.Request{Method: "POST", URL: "https://x.example/p",
+			Query:   []event.Pair{{Key: "a", Value: "1"}, {Key: "token", Value: event.Redacted}},
+			Headers: []event.Pair{{Key: "Accept", Value: "*/*"}, {Key: "Cookie", Value: event.Redacted}},
+			Data:    map[string]any{"password": event.Redacted, "n": 1.0}},
+		User:     &event.User{ID: "7", IP: "203.0.113.9"},
+		Contexts: map[string]event.Context{"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
+		Extra:    map[string]any{"session_id": event.Redacted, "n": 1.0},
 	}
-	if diff := cmp.Diff(want, e, cmp.AllowUnexported(tagPair{})); diff != "" {
+	if diff := cmp.Diff(want, e, cmp.AllowUnexported(event.Pair{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -128,16 +130,16 @@ func TestParseSDKEventRejects(t *testing.T) {
 }
 
 func TestGrouping(t *testing.T) {
-	frame := func(mod, fn string, line int, inApp bool) frameData {
-		return frameData{Module: mod, Function: fn, Line: line, InApp: inApp}
+	frame := func(mod, fn string, line int, inApp bool) event.Frame {
+		return event.Frame{Module: mod, Function: fn, Line: line, InApp: inApp}
 	}
-	exc := func(typ, val string, frames ...frameData) *eventData {
-		return &eventData{Exceptions: []exceptionData{{Type: typ, Value: val, Frames: frames}}}
+	exc := func(typ, val string, frames ...event.Frame) *event.Event {
+		return &event.Event{Exceptions: []event.Exception{{Type: typ, Value: val, Frames: frames}}}
 	}
 	base := exc("ValueError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true))
 	cases := []struct {
 		name  string
-		a, b  *eventData
+		a, b  *event.Event
 		equal bool
 	}{
 		{"same type and in-app frames, other value and line", base,
@@ -148,23 +150,23 @@ func TestGrouping(t *testing.T) {
 		{"other type", base, exc("TypeError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true)), false},
 		{"no frames: value decides", exc("E", "a"), exc("E", "b"), false},
 		{"no frames, same value", exc("E", "a"), exc("E", "a"), true},
-		{"messages by template", &eventData{Message: "user ann not found", MessageTemplate: "user %s not found"},
-			&eventData{Message: "user bob not found", MessageTemplate: "user %s not found"}, true},
-		{"messages without template", &eventData{Message: "a"}, &eventData{Message: "b"}, false},
-		{"custom fingerprint overrides", &eventData{Fingerprint: []string{"db-down"}, Message: "a"},
-			&eventData{Fingerprint: []string{"db-down"}, Message: "b"}, true},
-		{"{{ default }} refines the default", &eventData{Fingerprint: []string{"{{ default }}", "tenant-a"}, Message: "m"},
-			&eventData{Fingerprint: []string{"{{default}}", "tenant-b"}, Message: "m"}, false},
-		{"{{ default }} alone equals the default", &eventData{Fingerprint: []string{"{{ default }}"}, Message: "m"},
-			&eventData{Message: "m"}, true},
+		{"messages by template", &event.Event{Message: "user ann not found", MessageTemplate: "user %s not found"},
+			&event.Event{Message: "user bob not found", MessageTemplate: "user %s not found"}, true},
+		{"messages without template", &event.Event{Message: "a"}, &event.Event{Message: "b"}, false},
+		{"custom fingerprint overrides", &event.Event{Fingerprint: []string{"db-down"}, Message: "a"},
+			&event.Event{Fingerprint: []string{"db-down"}, Message: "b"}, true},
+		{"{{ default }} refines the default", &event.Event{Fingerprint: []string{"{{ default }}", "tenant-a"}, Message: "m"},
+			&event.Event{Fingerprint: []string{"{{default}}", "tenant-b"}, Message: "m"}, false},
+		{"{{ default }} alone equals the default", &event.Event{Fingerprint: []string{"{{ default }}"}, Message: "m"},
+			&event.Event{Message: "m"}, true},
 	}
 	for _, tc := range cases {
-		a, b := issueIDFor("1", groupingParts(tc.a)), issueIDFor("1", groupingParts(tc.b))
+		a, b := event.IssueIDFor("1", event.GroupingParts(tc.a)), event.IssueIDFor("1", event.GroupingParts(tc.b))
 		if (a == b) != tc.equal {
-			t.Errorf("%s: same issue = %v, want %v (%v vs %v)", tc.name, a == b, tc.equal, groupingParts(tc.a), groupingParts(tc.b))
+			t.Errorf("%s: same issue = %v, want %v (%v vs %v)", tc.name, a == b, tc.equal, event.GroupingParts(tc.a), event.GroupingParts(tc.b))
 		}
 	}
-	if issueIDFor("1", []string{"x"}) == issueIDFor("2", []string{"x"}) {
+	if event.IssueIDFor("1", []string{"x"}) == event.IssueIDFor("2", []string{"x"}) {
 		t.Error("the same fingerprint in two projects must be two issues")
 	}
 }
@@ -173,16 +175,16 @@ func TestParseQuery(t *testing.T) {
 	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
 	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.Now = func() time.Time { return now }; c.countTagsAfter = time.Hour })
 	defer store.Close()
-	var batch []*eventData
+	var batch []*event.Event
 	for i := range 5 {
-		e := &eventData{
+		e := &event.Event{
 			ID: hexID(i + 1), IssueID: "abc123", Project: "42", Level: "error",
 			Timestamp: now.Add(-2*time.Hour + time.Duration(i)*(110*time.Minute)/4),
 			Title:     "ValueError: card declined", Culprit: "app in pay",
-			Exceptions: []exceptionData{{Type: "ValueError", Value: "card declined"}},
+			Exceptions: []event.Exception{{Type: "ValueError", Value: "card declined"}},
 		}
 		for k, v := range map[string]string{"level": "error", "environment": "production", "release": "shop@1.2", "browser": "Firefox 120", "user": "email:ann@example.com", "handled": "no"} {
-			e.Tags = append(e.Tags, tagPair{k, v})
+			e.Tags = append(e.Tags, event.Pair{Key: k, Value: v})
 		}
 		batch = append(batch, e)
 	}

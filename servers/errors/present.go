@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // presenter is the Backend the tools, the resource and the prompt call: it wraps the
@@ -14,7 +16,7 @@ import (
 // applications send to.
 type presenter struct {
 	Backend
-	codes *codeMap
+	codes *event.CodeMap
 	now   func() time.Time
 	dsn   string // the local store's DSN; empty for Sentry
 }
@@ -24,7 +26,7 @@ func newPresenter(cfg Config, b Backend) *presenter {
 	if now == nil {
 		now = time.Now
 	}
-	return &presenter{Backend: b, codes: newCodeMap(cfg.CodeMappings, cfg.InApp), now: now, dsn: cfg.LocalDSN}
+	return &presenter{Backend: b, codes: event.NewCodeMap(cfg.CodeMappings, cfg.InApp), now: now, dsn: cfg.LocalDSN}
 }
 
 func (p *presenter) stamp() string { return fmtTime(p.now()) }
@@ -79,7 +81,7 @@ func (p *presenter) ListProjects(ctx context.Context, in ListProjectsInput) (*Pr
 // event cannot be read. (The store computes culprits when events arrive, with the
 // SDK's in_app; Sentry applies its own in-app rules, so its culprits stay.)
 func (p *presenter) localCulprit(ctx context.Context, issueID string) string {
-	if p.dsn == "" || p.codes == nil || len(p.codes.inApp) == 0 {
+	if p.dsn == "" || p.codes == nil || len(p.codes.InApp) == 0 {
 		return ""
 	}
 	ev, err := p.Backend.GetEvent(ctx, GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, codes: p.codes})

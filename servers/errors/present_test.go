@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -131,7 +133,7 @@ func TestListProjectsShowsDSN(t *testing.T) {
 func TestCheckoutInvestigationIsCompact(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 30, trimpathFrames)
-	c := connect(t, store, Config{LocalDSN: testDSN, CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}}, revisions[0])
+	c := connect(t, store, Config{LocalDSN: testDSN, CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}}, revisions[0])
 	total := 0
 	call := func(tool string, args map[string]any, out any) {
 		t.Helper()
@@ -213,7 +215,7 @@ func TestSentryWindowsAndCodeMappings(t *testing.T) {
 		callOK(t, c, ToolGetEvent, map[string]any{"issueId": "1002"}, &ev)
 		var out []string
 		for _, f := range ev.Exceptions[0].Frames {
-			out = append(out, firstNonEmpty(f.Path, f.Repo, f.File))
+			out = append(out, event.FirstNonEmpty(f.Path, f.Repo, f.File))
 		}
 		return out
 	}
@@ -222,7 +224,7 @@ func TestSentryWindowsAndCodeMappings(t *testing.T) {
 	}
 	root := t.TempDir()
 	if d := cmp.Diff([]string{filepath.Join(root, "cart", "load.go"), filepath.Join(root, "cart", "handler.go"), "net/http/server.go", "runtime/proc.go"},
-		files(Config{CodeMappings: []CodeMapping{{StackRoot: "shop", SourceRoot: root}}})); d != "" {
+		files(Config{CodeMappings: []event.CodeMapping{{StackRoot: "shop", SourceRoot: root}}})); d != "" {
 		t.Errorf("frames with a local code mapping over Sentry (-want +got):\n%s", d)
 	}
 	n := 0

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
 // SentryBackend answers the tools from the Sentry REST API.
@@ -29,7 +32,7 @@ type SentryBackend struct {
 }
 
 type mappingCache struct {
-	list []CodeMapping
+	list []event.CodeMapping
 	at   time.Time
 }
 
@@ -86,7 +89,7 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 // BaseURL is the normalised Sentry base URL requests go to.
 func (b *SentryBackend) BaseURL() string { return b.base.String() }
 
-var sentryCursorPattern = lazyMustCompile(`^[A-Za-z0-9:._=-]{1,200}$`)
+var sentryCursorPattern = lazyregexp.New(`^[A-Za-z0-9:._=-]{1,200}$`)
 
 func checkSentryCursor(c string) error {
 	if c != "" && !sentryCursorPattern.MatchString(c) {
@@ -413,12 +416,12 @@ func (b *SentryBackend) GetEvent(ctx context.Context, in GetEventInput) (*Event,
 		d.IssueID = in.IssueID
 	}
 	if hasFrames(d) {
-		opts.codes = opts.codes.withRepo(b.codeMappings(ctx, org, string(ev.ProjectID)))
+		opts.codes = opts.codes.WithRepo(b.codeMappings(ctx, org, string(ev.ProjectID)))
 	}
 	return viewEvent(d, opts), nil
 }
 
-func hasFrames(d *eventData) bool {
+func hasFrames(d *event.Event) bool {
 	for _, x := range d.Exceptions {
 		if len(x.Frames) > 0 {
 			return true
@@ -432,7 +435,7 @@ func hasFrames(d *eventData) bool {
 // The endpoint is not in Sentry's published API reference (it serves Sentry's own
 // UI) and needs org:read; when it fails the frames simply go without repository
 // paths, so a failure is cached too and never fails get_event.
-func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) []CodeMapping {
+func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) []event.CodeMapping {
 	if project == "" || checkID("project", project) != nil {
 		return nil
 	}
@@ -444,7 +447,7 @@ func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) [
 	}
 	b.mu.Unlock()
 	var list []apiCodeMapping
-	var out []CodeMapping
+	var out []event.CodeMapping
 	q := url.Values{"project": {project}, "per_page": {"100"}}
 	if _, err := b.get(ctx, "list code mappings of "+org, []string{"organizations", org, "code-mappings"}, q, &list); err != nil {
 		b.logger.Debug("Sentry code mappings unavailable; frames get no repository paths", "organization", org, "project", project, "error", err.Error())
@@ -453,7 +456,7 @@ func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) [
 		if string(m.ProjectID) != project || m.RepoName == "" {
 			continue
 		}
-		out = append(out, CodeMapping{StackRoot: m.StackRoot, SourceRoot: m.RepoName + ":" + m.SourceRoot})
+		out = append(out, event.CodeMapping{StackRoot: m.StackRoot, SourceRoot: m.RepoName + ":" + m.SourceRoot})
 	}
 	b.mu.Lock()
 	b.mappings[key] = mappingCache{list: out, at: time.Now()}
@@ -501,7 +504,7 @@ func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsI
 	return out, nil
 }
 
-var tagKeyPattern = lazyMustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+var tagKeyPattern = lazyregexp.New(`^[A-Za-z0-9_.:-]{1,64}$`)
 
 // GetTagValues lists one tag's values for an issue, most frequent first.
 func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -365,7 +367,7 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 							{Line: 41, Code: "\tcart, err := Load(r.Context(), userID(r))", Current: true},
 							{Line: 42, Code: "\tif err != nil {"},
 						},
-						Vars: map[string]string{"authorization": Redacted, "r": "<*http.Request>"}},
+						Vars: map[string]string{"authorization": event.Redacted, "r": "<*http.Request>"}},
 					{Function: "(*conn).serve", File: "net/http/server.go", Line: 2092},
 				},
 				FramesOmitted: 1,
@@ -374,24 +376,24 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 		},
 		Breadcrumbs: []Breadcrumb{
 			{Timestamp: "2026-05-02T14:03:09.900Z", Type: "http", Category: "http", Level: "info",
-				Data: map[string]string{"method": "GET", "status_code": "200", "url": "https://payments.example/v1/status?api_key=" + Redacted}},
+				Data: map[string]string{"method": "GET", "status_code": "200", "url": "https://payments.example/v1/status?api_key=" + event.Redacted}},
 			{Timestamp: "2026-05-02T14:03:10.100Z", Type: "default", Category: "query", Level: "info", Message: "SELECT * FROM carts WHERE user_id = $1"},
-			{Timestamp: "2026-05-02T14:03:10.400Z", Type: "default", Category: "log", Level: "warning", Message: "login retry for ann password=" + Redacted},
+			{Timestamp: "2026-05-02T14:03:10.400Z", Type: "default", Category: "log", Level: "warning", Message: "login retry for ann password=" + event.Redacted},
 		},
 		Request: &Request{
 			Method: "GET", URL: "https://shop.example/cart",
-			Query:   map[string]string{"page": "2", "access_token": Redacted},
-			Headers: map[string]string{"Accept": "application/json", "Authorization": Redacted, "Cookie": Redacted, "User-Agent": "curl/8.5.0"},
+			Query:   map[string]string{"page": "2", "access_token": event.Redacted},
+			Headers: map[string]string{"Accept": "application/json", "Authorization": event.Redacted, "Cookie": event.Redacted, "User-Agent": "curl/8.5.0"},
 		},
 		User: &User{ID: "u-4821", Email: "ann@example.com", IP: "203.0.113.9"},
 		// environment, level, release and transaction are the fields above.
-		Tags: []Tag{{Key: "server_name", Value: "web-1"}, {Key: "session_id", Value: Redacted}, {Key: "tenant", Value: "acmegnp.exe"}},
+		Tags: []Tag{{Key: "server_name", Value: "web-1"}, {Key: "session_id", Value: event.Redacted}, {Key: "tenant", Value: "acmegnp.exe"}},
 		Contexts: map[string]map[string]string{
 			"os":      {"name": "linux", "type": "os"},
 			"runtime": {"name": "go", "type": "runtime", "version": "go1.26.8"},
 			"trace":   {"span_id": "00f067aa0ba902b7", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "type": "trace"},
 		},
-		Extra: map[string]string{"cart_items": "3", "db_password": Redacted, "note": "retry with token=" + Redacted},
+		Extra: map[string]string{"cart_items": "3", "db_password": event.Redacted, "note": "retry with token=" + event.Redacted},
 		// No code mapping is configured: the result says how to add one.
 		Notice: "no code mappings are set for frame files such as shop/cart/: to get local paths, start this server with --code-mapping shop/cart/=DIR (env ERRORS_CODE_MAPPINGS), DIR being where that directory is on this machine",
 	}

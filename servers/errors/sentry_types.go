@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // Wire shapes of the Sentry REST API responses this backend reads (only the fields it
@@ -178,11 +180,11 @@ func (t apiTagValue) view(v *viewer, key string) TagValue {
 	return v.countedTagValue(key, val, int64(t.Count), t.FirstSeen.t, t.LastSeen.t)
 }
 
-func (e *apiEvent) eventID() string { return firstNonEmpty(string(e.EventID), string(e.ID)) }
+func (e *apiEvent) eventID() string { return event.FirstNonEmpty(string(e.EventID), string(e.ID)) }
 
 // toEventData maps an API event (with its entries) onto the shared event shape.
-func (e *apiEvent) toEventData() *eventData {
-	out := &eventData{
+func (e *apiEvent) toEventData() *event.Event {
+	out := &event.Event{
 		ID:        e.eventID(),
 		IssueID:   string(e.GroupID),
 		Project:   string(e.ProjectID),
@@ -194,12 +196,12 @@ func (e *apiEvent) toEventData() *eventData {
 		Extra:     e.Context,
 	}
 	for _, t := range e.Tags {
-		out.Tags = append(out.Tags, tagPair{Key: t.Key, Value: string(t.Value)})
+		out.Tags = append(out.Tags, event.Pair{Key: t.Key, Value: string(t.Value)})
 	}
-	out.Level = out.tag("level")
-	out.Environment = out.tag("environment")
-	out.Transaction = out.tag("transaction")
-	out.Release = out.tag("release")
+	out.Level = out.Tag("level")
+	out.Environment = out.Tag("environment")
+	out.Transaction = out.Tag("transaction")
+	out.Release = out.Tag("release")
 	if e.Release != nil {
 		var r struct {
 			Version string `json:"version"`
@@ -209,13 +211,13 @@ func (e *apiEvent) toEventData() *eventData {
 		}
 	}
 	if u := e.User; u != nil {
-		out.User = &userData{ID: string(u.ID), Username: string(u.Username), Email: string(u.Email), IP: string(u.IPAddress)}
+		out.User = &event.User{ID: string(u.ID), Username: string(u.Username), Email: string(u.Email), IP: string(u.IPAddress)}
 	}
 	if len(e.Contexts) > 0 {
-		out.Contexts = map[string]ctxData{}
+		out.Contexts = map[string]event.Context{}
 		for name, c := range e.Contexts {
 			if m, ok := c.(map[string]any); ok {
-				cd := ctxData{}
+				cd := event.Context{}
 				for k, v := range m {
 					switch v.(type) {
 					case string, float64, bool:
@@ -234,7 +236,7 @@ func (e *apiEvent) toEventData() *eventData {
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
 				for _, x := range d.Values {
-					ex := exceptionData{Type: string(x.Type), Value: string(x.Value), Module: string(x.Module)}
+					ex := event.Exception{Type: string(x.Type), Value: string(x.Value), Module: string(x.Module)}
 					if x.Mechanism != nil {
 						ex.Mechanism, ex.Handled = string(x.Mechanism.Type), x.Mechanism.Handled.v
 					}
@@ -270,7 +272,7 @@ func (e *apiEvent) toEventData() *eventData {
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
 				for _, b := range d.Values {
-					out.Breadcrumbs = append(out.Breadcrumbs, breadcrumbData{
+					out.Breadcrumbs = append(out.Breadcrumbs, event.Breadcrumb{
 						Timestamp: b.Timestamp.t, Type: string(b.Type), Category: string(b.Category),
 						Level: string(b.Level), Message: string(b.Message), Data: b.Data,
 					})
@@ -285,14 +287,14 @@ func (e *apiEvent) toEventData() *eventData {
 				Data    any             `json:"data"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
-				r := &requestData{URL: string(d.URL), Method: string(d.Method), Headers: d.Headers, Data: d.Data}
+				r := &event.Request{URL: string(d.URL), Method: string(d.Method), Headers: d.Headers, Data: d.Data}
 				var pairs flexPairs
 				if json.Unmarshal(d.Query, &pairs) == nil {
 					r.Query = pairs
 				} else {
 					var s string
 					if json.Unmarshal(d.Query, &s) == nil && s != "" {
-						r.Query = redactQueryString(s)
+						r.Query = event.RedactQueryString(s)
 					}
 				}
 				out.Request = r
@@ -303,17 +305,17 @@ func (e *apiEvent) toEventData() *eventData {
 				Message   flexString `json:"message"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
-				out.Message = firstNonEmpty(string(d.Formatted), string(d.Message), out.Message)
+				out.Message = event.FirstNonEmpty(string(d.Formatted), string(d.Message), out.Message)
 			}
 		}
 	}
 	return out
 }
 
-func apiFrames(in []apiFrame) []frameData {
-	out := make([]frameData, 0, len(in))
+func apiFrames(in []apiFrame) []event.Frame {
+	out := make([]event.Frame, 0, len(in))
 	for _, f := range in {
-		fd := frameData{
+		fd := event.Frame{
 			Function: string(f.Function), Module: string(f.Module), Filename: string(f.Filename), AbsPath: string(f.AbsPath),
 			Line: int(f.LineNo), Column: int(f.ColNo), InApp: f.InApp.v != nil && *f.InApp.v, Vars: f.Vars,
 		}
@@ -323,7 +325,7 @@ func apiFrames(in []apiFrame) []frameData {
 			}
 			n, _ := c[0].(float64)
 			code, _ := c[1].(string)
-			fd.Context = append(fd.Context, contextLine{Line: int(n), Code: code})
+			fd.Context = append(fd.Context, event.ContextLine{Line: int(n), Code: code})
 		}
 		out = append(out, fd)
 	}
@@ -337,10 +339,10 @@ func (e *apiEvent) summary(v *viewer) EventSummary {
 		ID:          v.text(d.ID, capName),
 		Timestamp:   fmtTime(d.Timestamp),
 		Title:       v.secretText(d.Title, capTitle),
-		Message:     v.secretText(firstLine(d.Message), capTitle),
+		Message:     v.secretText(event.FirstLine(d.Message), capTitle),
 		Level:       v.text(d.Level, capName),
 		Environment: v.tagValue("environment", d.Environment),
 		Release:     v.tagValue("release", d.Release),
-		User:        v.tagValue("user", firstNonEmpty(d.tag("user"), d.User.label())),
+		User:        v.tagValue("user", event.FirstNonEmpty(d.Tag("user"), d.User.Label())),
 	}
 }

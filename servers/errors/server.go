@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -23,7 +25,7 @@ type Config struct {
 	LocalDSN string
 	// CodeMappings map the file paths stack frames report to files on this machine:
 	// get_event shows each mapped frame's local path.
-	CodeMappings []CodeMapping
+	CodeMappings []event.CodeMapping
 	// InApp are the prefixes of modules or files that are the application's own code;
 	// empty: the stack roots of CodeMappings, and with no mappings the SDK's in_app.
 	InApp []string

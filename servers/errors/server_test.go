@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
@@ -344,7 +346,7 @@ func TestEveryToolOverTheSentryFake(t *testing.T) {
 			var ev Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": "1002", "eventId": "latest", "maxFrames": 3}, &ev)
 			if len(ev.Exceptions) != 2 || ev.Exceptions[1].Mechanism != "chained" || ev.Exceptions[0].Frames[0].Function != "Load" ||
-				ev.Request.Headers["Authorization"] != Redacted || ev.Extra["db_password"] != Redacted || !ev.Truncated {
+				ev.Request.Headers["Authorization"] != event.Redacted || ev.Extra["db_password"] != event.Redacted || !ev.Truncated {
 				t.Errorf("get_event latest of 1002 = %+v; want a chain of two, Load first, secrets redacted, truncated at 3 frames", ev)
 			}
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // plantedTagSecrets are credentials under tag keys that name secrets, as an
@@ -23,7 +25,7 @@ var plantedTagSecrets = map[string]string{
 // plantedURLTag is a tag whose key names no secret but whose value carries one inline.
 const (
 	plantedURLTag      = "https://shop.example.com/reset?token=LEAKurl4d5e6f"
-	plantedURLRedacted = "https://shop.example.com/reset?token=" + Redacted
+	plantedURLRedacted = "https://shop.example.com/reset?token=" + event.Redacted
 	leakMark           = "LEAK"
 )
 
@@ -58,16 +60,16 @@ func plantLocalTagSecrets(t *testing.T) (*LocalStore, []string) {
 	if code, body := postEnvelope(t, srv.URL+"/api/42/envelope/", envelopeOf(hexID(1), [2]string{"event", testEvent(hexID(1), "*auth.Error", "session rejected", "Verify", tags)}), nil); code != 200 {
 		t.Fatalf("ingest: %d %s", code, body)
 	}
-	raw := &eventData{
+	raw := &event.Event{
 		ID: hexID(2), Project: "42", Timestamp: time.Now().UTC(), Level: "error", Platform: "go",
-		Tags:       []tagPair{{"environment", "production"}, {"url", plantedURLTag}},
-		Exceptions: []exceptionData{{Type: "*auth.StoredError", Value: "stored before redaction", Frames: []frameData{{Function: "Load", Module: "shop/auth", Filename: "auth/load.go", Line: 7, InApp: true}}}},
+		Tags:       []event.Pair{{Key: "environment", Value: "production"}, {Key: "url", Value: plantedURLTag}},
+		Exceptions: []event.Exception{{Type: "*auth.StoredError", Value: "stored before redaction", Frames: []event.Frame{{Function: "Load", Module: "shop/auth", Filename: "auth/load.go", Line: 7, InApp: true}}}},
 	}
 	for k, v := range plantedTagSecrets {
-		raw.Tags = append(raw.Tags, tagPair{k, v})
+		raw.Tags = append(raw.Tags, event.Pair{Key: k, Value: v})
 	}
-	sortPairs(raw.Tags)
-	if err := store.ingest(context.Background(), []*eventData{raw}); err != nil {
+	event.SortPairs(raw.Tags)
+	if err := store.ingest(context.Background(), []*event.Event{raw}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
@@ -125,7 +127,7 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 					summary[k] = TagSummary{Key: k, TopValues: []TagValue{{Value: v, Count: detail.Count}}}
 				}
 				for key := range plantedTagSecrets {
-					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, Redacted)
+					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, event.Redacted)
 				}
 				checkRedactedValues(t, "get_issue "+id+" tag summary of url", summary["url"].TopValues, plantedURLRedacted)
 
@@ -141,8 +143,8 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 						shown[tg.Key] = tg.Value
 					}
 					for key := range plantedTagSecrets {
-						if shown[key] != Redacted {
-							t.Errorf("get_event %s of %s: tag %s = %q, want %s", ref, id, key, shown[key], Redacted)
+						if shown[key] != event.Redacted {
+							t.Errorf("get_event %s of %s: tag %s = %q, want %s", ref, id, key, shown[key], event.Redacted)
 						}
 					}
 					if shown["url"] != plantedURLRedacted {
@@ -156,7 +158,7 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 				for key := range plantedTagSecrets {
 					var tv TagValueList
 					call(ToolGetTagValues, map[string]any{"issueId": id, "key": key}, &tv)
-					checkRedactedValues(t, "get_tag_values "+id+" "+key, tv.Values, Redacted)
+					checkRedactedValues(t, "get_tag_values "+id+" "+key, tv.Values, event.Redacted)
 				}
 				var tv TagValueList
 				call(ToolGetTagValues, map[string]any{"issueId": id, "key": "url"}, &tv)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -46,11 +48,11 @@ type viewer struct {
 	textCut bool
 	hints   []string
 	// codes map frame files to local paths and decide in-app frames (nil: the SDK's).
-	codes *codeMap
+	codes *event.CodeMap
 	// mapped counts frames given a local path; firstFrame is the first frame shown
 	// with a file, for the notice on how to add a code mapping.
 	mapped     int
-	firstFrame *frameData
+	firstFrame *event.Frame
 	// page: the text is for the browser page (page.go), not a model: hidden
 	// characters are shown as visible escapes (markHidden) instead of dropped, so a
 	// person sees that an event carried them, and a mapped frame keeps the file the
@@ -74,7 +76,7 @@ func (v *viewer) text(s string, max int) string {
 }
 
 // secretText is text that may hold inline secrets: redacted, then cleaned.
-func (v *viewer) secretText(s string, max int) string { return v.text(RedactText(s), max) }
+func (v *viewer) secretText(s string, max int) string { return v.text(event.RedactText(s), max) }
 
 // tagValue renders the value of tag key for a tool result: redacted by redactValue,
 // then cleaned and capped. Every view of a tag value goes through it on both backends
@@ -82,7 +84,7 @@ func (v *viewer) secretText(s string, max int) string { return v.text(RedactText
 // get_tag_values; list_issue_events; the issue resource), so no view shows a value
 // that another one redacts.
 func (v *viewer) tagValue(key, value string) string {
-	return v.text(redactValue(key, value), capName)
+	return v.text(event.RedactValue(key, value), capName)
 }
 
 // countedTagValue is one counted value of tag key (get_issue's summary, get_tag_values).
@@ -129,7 +131,7 @@ type viewOptions struct {
 	MaxBreadcrumbs int
 	// codes are the code mappings and in-app prefixes (nil: none), passed from the
 	// server's configuration through GetEventInput.
-	codes *codeMap
+	codes *event.CodeMap
 	// page: rendered for the browser page (see viewer.page).
 	page bool
 }
@@ -153,7 +155,7 @@ func resolveViewOptions(in GetEventInput) (viewOptions, error) {
 }
 
 // viewEvent builds the tool result for one event.
-func viewEvent(e *eventData, opt viewOptions) *Event {
+func viewEvent(e *event.Event, opt viewOptions) *Event {
 	v := &viewer{codes: opt.codes, page: opt.page}
 	out := &Event{
 		ID:          v.text(e.ID, capName),
@@ -166,10 +168,10 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		Platform:    v.text(e.Platform, capName),
 		Culprit:     v.text(e.Culprit, capName),
 		Transaction: v.tagValue("transaction", e.Transaction),
-		Release:     v.tagValue("release", firstNonEmpty(e.Release, e.tag("release"))),
-		Environment: v.tagValue("environment", firstNonEmpty(e.Environment, e.tag("environment"))),
+		Release:     v.tagValue("release", event.FirstNonEmpty(e.Release, e.Tag("release"))),
+		Environment: v.tagValue("environment", event.FirstNonEmpty(e.Environment, e.Tag("environment"))),
 	}
-	if c := opt.codes.culprit(e); c != "" {
+	if c := opt.codes.Culprit(e); c != "" {
 		out.Culprit = v.text(c, capName)
 	}
 	excs := e.Exceptions
@@ -181,7 +183,7 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 	framesCut := false
 	for i := len(excs) - 1; i >= 0; i-- {
 		x := excs[i]
-		frames, omitted := v.frames(opt.codes.applyInApp(x.Frames), opt.MaxFrames)
+		frames, omitted := v.frames(opt.codes.ApplyInApp(x.Frames), opt.MaxFrames)
 		framesCut = framesCut || omitted > 0
 		out.Exceptions = append(out.Exceptions, Exception{
 			Type:          v.text(x.Type, capName),
@@ -194,11 +196,11 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		})
 	}
 	if len(e.Stacktrace) > 0 {
-		out.Stacktrace, out.FramesOmitted = v.frames(opt.codes.applyInApp(e.Stacktrace), opt.MaxFrames)
+		out.Stacktrace, out.FramesOmitted = v.frames(opt.codes.ApplyInApp(e.Stacktrace), opt.MaxFrames)
 		framesCut = framesCut || out.FramesOmitted > 0
 	}
 	if v.mapped == 0 && v.firstFrame != nil {
-		out.Notice = v.mappingNotice(v.firstFrame, opt.codes != nil && len(opt.codes.local) > 0)
+		out.Notice = v.mappingNotice(v.firstFrame, opt.codes != nil && len(opt.codes.Local) > 0)
 	}
 	if framesCut {
 		v.hints = append(v.hints, fmt.Sprintf("stack frames cut at maxFrames=%d (in-app frames kept first): call again with a larger maxFrames (up to %d) for more", opt.MaxFrames, MaxFrames))
@@ -220,7 +222,7 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		})
 	}
 	out.Request = v.request(e.Request)
-	if u := e.User; u != nil && *u != (userData{}) {
+	if u := e.User; u != nil && *u != (event.User{}) {
 		out.User = &User{ID: v.text(u.ID, capName), Username: v.text(u.Username, capName), Email: v.text(u.Email, capName), IP: v.text(u.IP, capName)}
 	}
 	tags := slices.Clone(e.Tags)
@@ -233,7 +235,7 @@ func viewEvent(e *eventData, opt viewOptions) *Event {
 		"environment": out.Environment, "release": out.Release, "level": out.Level, "transaction": out.Transaction,
 	}
 	if out.User != nil {
-		shown["user"] = v.text(e.User.label(), capName)
+		shown["user"] = v.text(e.User.Label(), capName)
 	}
 	if out.Request != nil {
 		shown["url"] = out.Request.URL
@@ -277,8 +279,8 @@ func contextShows(contexts map[string]map[string]string, key, value string) bool
 
 // orderFrames puts in-app frames first and, within each group, the innermost call
 // (where the error was raised) first. Input is in protocol order (outermost first).
-func orderFrames(frames []frameData) []frameData {
-	out := make([]frameData, 0, len(frames))
+func orderFrames(frames []event.Frame) []event.Frame {
+	out := make([]event.Frame, 0, len(frames))
 	for i := len(frames) - 1; i >= 0; i-- {
 		if frames[i].InApp {
 			out = append(out, frames[i])
@@ -292,7 +294,7 @@ func orderFrames(frames []frameData) []frameData {
 	return out
 }
 
-func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
+func (v *viewer) frames(in []event.Frame, max int) ([]Frame, int) {
 	if len(in) == 0 {
 		return nil, 0
 	}
@@ -309,7 +311,7 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 		fr := Frame{
 			Function: v.text(f.Function, capName),
 			Module:   v.text(f.Module, capName),
-			File:     v.text(firstNonEmpty(f.Filename, f.AbsPath), capName),
+			File:     v.text(event.FirstNonEmpty(f.Filename, f.AbsPath), capName),
 			Line:     f.Line,
 			Column:   f.Column,
 			InApp:    f.InApp,
@@ -317,17 +319,17 @@ func (v *viewer) frames(in []frameData, max int) ([]Frame, int) {
 		if fr.File != "" && v.firstFrame == nil {
 			v.firstFrame = f
 		}
-		if p := v.codes.localPath(f); p != "" {
+		if p := v.codes.LocalPath(f); p != "" {
 			// The local path says everything the build path did.
 			fr.Path = v.text(p, capName*2)
 			if !v.page {
 				fr.File = ""
 			}
 			v.mapped++
-		} else if r := v.codes.repoPath(f); r != "" {
+		} else if r := v.codes.RepoPath(f); r != "" {
 			fr.Repo = v.text(r, capName*2)
 		}
-		if fr.Module != "" && moduleInFile(fr.Module, firstNonEmpty(f.Filename, f.AbsPath)) {
+		if fr.Module != "" && moduleInFile(fr.Module, event.FirstNonEmpty(f.Filename, f.AbsPath)) {
 			fr.Module = "" // example.com/shop/checkout of example.com/shop/checkout/payment.go
 		}
 		if f.InApp {
@@ -353,11 +355,11 @@ func moduleInFile(module, file string) bool {
 }
 
 // context keeps at most maxContextLines source lines centred on the frame's line.
-func (v *viewer) context(lines []contextLine, current int) []ContextLine {
+func (v *viewer) context(lines []event.ContextLine, current int) []ContextLine {
 	if len(lines) == 0 {
 		return nil
 	}
-	at := slices.IndexFunc(lines, func(l contextLine) bool { return l.Line == current })
+	at := slices.IndexFunc(lines, func(l event.ContextLine) bool { return l.Line == current })
 	lo, hi := 0, len(lines)
 	if len(lines) > maxContextLines {
 		if at < 0 {
@@ -391,7 +393,7 @@ func (v *viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]stri
 	}
 	out := make(map[string]string, len(keys))
 	for _, k := range keys {
-		val := redactAny(k, m[k])
+		val := event.RedactAny(k, m[k])
 		if s, ok := val.(string); ok {
 			out[v.text(k, capName)] = v.text(s, capValue)
 		} else {
@@ -401,11 +403,11 @@ func (v *viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]stri
 	return out
 }
 
-func (v *viewer) pairs(in []tagPair, maxN, capValue int) map[string]string {
+func (v *viewer) pairs(in []event.Pair, maxN, capValue int) map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
-	in = redactPairs(in)
+	in = event.RedactPairs(in)
 	out := map[string]string{}
 	for _, p := range in {
 		k := v.text(p.Key, capName)
@@ -422,11 +424,11 @@ func (v *viewer) pairs(in []tagPair, maxN, capValue int) map[string]string {
 	return out
 }
 
-func (v *viewer) request(r *requestData) *Request {
+func (v *viewer) request(r *event.Request) *Request {
 	if r == nil {
 		return nil
 	}
-	u, urlQuery := redactURL(r.URL)
+	u, urlQuery := event.RedactURL(r.URL)
 	q := r.Query
 	if len(q) == 0 {
 		q = urlQuery
@@ -454,26 +456,26 @@ func (v *viewer) body(d any) string {
 		var parsed any
 		if err := json.Unmarshal([]byte(x), &parsed); err == nil {
 			if _, isObj := parsed.(map[string]any); isObj {
-				return v.jsonText(redactAny("", parsed), capBody)
+				return v.jsonText(event.RedactAny("", parsed), capBody)
 			}
 			if _, isArr := parsed.([]any); isArr {
-				return v.jsonText(redactAny("", parsed), capBody)
+				return v.jsonText(event.RedactAny("", parsed), capBody)
 			}
 		}
 		if strings.Contains(x, "=") && !strings.ContainsAny(x, " \n{") {
 			var parts []string
-			for _, p := range redactQueryString(x) {
+			for _, p := range event.RedactQueryString(x) {
 				parts = append(parts, p.Key+"="+p.Value)
 			}
 			return v.text(strings.Join(parts, "&"), capBody)
 		}
 		return v.secretText(x, capBody)
 	default:
-		return v.jsonText(redactAny("", x), capBody)
+		return v.jsonText(event.RedactAny("", x), capBody)
 	}
 }
 
-func (v *viewer) contexts(in map[string]ctxData) map[string]map[string]string {
+func (v *viewer) contexts(in map[string]event.Context) map[string]map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
@@ -488,7 +490,7 @@ func (v *viewer) contexts(in map[string]ctxData) map[string]map[string]string {
 	}
 	out := map[string]map[string]string{}
 	for _, n := range names {
-		if IsSecretKey(n) {
+		if event.IsSecretKey(n) {
 			continue
 		}
 		if m := v.anyMap(in[n], maxContextKeys, capName); len(m) > 0 {
@@ -504,13 +506,13 @@ func (v *viewer) contexts(in map[string]ctxData) map[string]map[string]string {
 // mappingNotice says how to get local paths when frames carry files but none was
 // mapped: it names the directory of the first frame's file as a stack root to map.
 // A frame whose absolute path exists on this machine needs no mapping.
-func (v *viewer) mappingNotice(first *frameData, configured bool) string {
+func (v *viewer) mappingNotice(first *event.Frame, configured bool) string {
 	if filepath.IsAbs(first.AbsPath) {
 		if _, err := os.Stat(first.AbsPath); err == nil {
 			return ""
 		}
 	}
-	file := firstNonEmpty(first.Filename, first.AbsPath) // the file the frame shows
+	file := event.FirstNonEmpty(first.Filename, first.AbsPath) // the file the frame shows
 	if file == "" || strings.Contains(file, "://") {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"slices"
@@ -11,24 +11,24 @@ import (
 // grouping adds its own (deriveIssueFields), so one SDK payload cannot make the store
 // or a later answer large.
 const (
-	ingestMaxTags     = 200
-	ingestMaxTagValue = 200
-	ingestMaxTagKey   = 64
+	MaxTags     = 200
+	MaxTagValue = 200
+	MaxTagKey   = 64
 )
 
-// capped cuts s to at most max bytes on a rune boundary.
-func capped(s string, max int) string {
+// Capped cuts s to at most max bytes on a rune boundary.
+func Capped(s string, max int) string {
 	out, _ := mcpkit.TruncateText(s, max)
 	return out
 }
 
-// sortPairs sorts pairs by key, keeping the order of equal keys.
-func sortPairs(p []tagPair) {
-	slices.SortStableFunc(p, func(a, b tagPair) int { return strings.Compare(a.Key, b.Key) })
+// SortPairs sorts pairs by key, keeping the order of equal keys.
+func SortPairs(p []Pair) {
+	slices.SortStableFunc(p, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
 }
 
-// firstNonEmpty is the first of s that is not empty ("" when all are).
-func firstNonEmpty(s ...string) string {
+// FirstNonEmpty is the first of s that is not empty ("" when all are).
+func FirstNonEmpty(s ...string) string {
 	for _, x := range s {
 		if x != "" {
 			return x

@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"fmt"
@@ -46,46 +46,46 @@ func SplitList(s string) []string {
 	return out
 }
 
-// codeMap is what the view layer applies to stack frames: code mappings (local paths)
-// and in-app prefixes. A nil *codeMap changes nothing.
-type codeMap struct {
-	local []CodeMapping // stack roots in slash form without a trailing separator, longest first
-	inApp []string      // prefixes of modules or files; empty: keep the SDK's in_app
+// CodeMap is what the view layer applies to stack frames: code mappings (local paths)
+// and in-app prefixes. A nil *CodeMap changes nothing.
+type CodeMap struct {
+	Local []CodeMapping // stack roots in slash form without a trailing separator, longest first
+	InApp []string      // prefixes of modules or files; empty: keep the SDK's in_app
 	// repo are the backend's own code mappings (Sentry's), used for frames no local
 	// mapping covers: SourceRoot is "repository:path in the repository".
 	repo []CodeMapping
 }
 
-func newCodeMap(mappings []CodeMapping, inApp []string) *codeMap {
-	c := &codeMap{}
+func NewCodeMap(mappings []CodeMapping, inApp []string) *CodeMap {
+	c := &CodeMap{}
 	for _, m := range mappings {
 		m.StackRoot = trimRoot(m.StackRoot)
-		c.local = append(c.local, m)
+		c.Local = append(c.Local, m)
 	}
-	sortRoots(c.local)
+	sortRoots(c.Local)
 	for _, p := range inApp {
 		if p = trimRoot(p); p != "" {
-			c.inApp = append(c.inApp, p)
+			c.InApp = append(c.InApp, p)
 		}
 	}
-	if len(c.inApp) == 0 {
+	if len(c.InApp) == 0 {
 		// The stack roots of the code mappings are the application's own code.
-		for _, m := range c.local {
-			c.inApp = append(c.inApp, m.StackRoot)
+		for _, m := range c.Local {
+			c.InApp = append(c.InApp, m.StackRoot)
 		}
 	}
-	if len(c.local) == 0 && len(c.inApp) == 0 {
+	if len(c.Local) == 0 && len(c.InApp) == 0 {
 		return nil
 	}
 	return c
 }
 
 // withRepo returns a copy of c (which may be nil) with the backend's code mappings.
-func (c *codeMap) withRepo(repo []CodeMapping) *codeMap {
+func (c *CodeMap) WithRepo(repo []CodeMapping) *CodeMap {
 	if len(repo) == 0 {
 		return c
 	}
-	out := &codeMap{}
+	out := &CodeMap{}
 	if c != nil {
 		*out = *c
 	}
@@ -139,13 +139,13 @@ func under(p, root, seps string) (string, bool) {
 
 // localPath maps a frame's file to a file under a source root, or "" when no mapping
 // covers it. The result never leaves its source root, whatever ".." the event holds.
-func (c *codeMap) localPath(f *frameData) string {
+func (c *CodeMap) LocalPath(f *Frame) string {
 	if c == nil {
 		return ""
 	}
 	for _, file := range []string{f.AbsPath, f.Filename} {
 		file = strings.ReplaceAll(file, `\`, "/")
-		for _, m := range c.local {
+		for _, m := range c.Local {
 			rest, ok := under(file, m.StackRoot, pathSeps)
 			if !ok || rest == "" {
 				continue
@@ -160,7 +160,7 @@ func (c *codeMap) localPath(f *frameData) string {
 }
 
 // repoPath maps a frame's file with the backend's code mappings: "repository:path".
-func (c *codeMap) repoPath(f *frameData) string {
+func (c *CodeMap) RepoPath(f *Frame) string {
 	if c == nil {
 		return ""
 	}
@@ -189,15 +189,15 @@ func (c *codeMap) repoPath(f *frameData) string {
 // github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go) is decided by the file
 // alone: the module the SDK reports for it may be the application's (a handler
 // wrapped by sentryhttp). Without prefixes the frames are returned as they are.
-func (c *codeMap) applyInApp(frames []frameData) []frameData {
-	if c == nil || len(c.inApp) == 0 || len(frames) == 0 {
+func (c *CodeMap) ApplyInApp(frames []Frame) []Frame {
+	if c == nil || len(c.InApp) == 0 || len(frames) == 0 {
 		return frames
 	}
 	out := slices.Clone(frames)
 	for i := range out {
 		f := &out[i]
 		f.InApp = false
-		for _, p := range c.inApp {
+		for _, p := range c.InApp {
 			_, mod := under(f.Module, p, moduleSeps)
 			_, file := under(strings.ReplaceAll(f.Filename, `\`, "/"), p, pathSeps)
 			_, abs := under(strings.ReplaceAll(f.AbsPath, `\`, "/"), p, pathSeps)
@@ -213,7 +213,7 @@ func (c *codeMap) applyInApp(frames []frameData) []frameData {
 // dependencyFile reports whether the frame's file belongs to a downloaded module: a
 // path in the module cache (.../pkg/mod/...) or with a module version
 // (module@vX.Y.Z/...).
-func dependencyFile(f *frameData) bool {
+func dependencyFile(f *Frame) bool {
 	for _, file := range []string{f.AbsPath, f.Filename} {
 		file = strings.ReplaceAll(file, `\`, "/")
 		if strings.Contains(file, "/pkg/mod/") || strings.HasPrefix(file, "pkg/mod/") {
@@ -232,18 +232,18 @@ func dependencyFile(f *frameData) bool {
 // in-app frame of the reported exception, as the store computes it with the SDK's
 // in_app. Empty: keep the stored culprit (no prefixes, a transaction names the
 // culprit, or no frame is in-app).
-func (c *codeMap) culprit(e *eventData) string {
-	if c == nil || len(c.inApp) == 0 || e.Transaction != "" {
+func (c *CodeMap) Culprit(e *Event) string {
+	if c == nil || len(c.InApp) == 0 || e.Transaction != "" {
 		return ""
 	}
 	frames := e.Stacktrace
 	if n := len(e.Exceptions); n > 0 {
 		frames = e.Exceptions[n-1].Frames
 	}
-	frames = c.applyInApp(frames)
+	frames = c.ApplyInApp(frames)
 	for i := len(frames) - 1; i >= 0; i-- {
 		if f := frames[i]; f.InApp {
-			return firstNonEmpty(f.Module, f.Filename, f.AbsPath) + " in " + f.Function
+			return FirstNonEmpty(f.Module, f.Filename, f.AbsPath) + " in " + f.Function
 		}
 	}
 	return ""

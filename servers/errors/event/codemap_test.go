@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 
 func TestCodeMapPaths(t *testing.T) {
 	root := t.TempDir()
-	c := newCodeMap([]CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}, {StackRoot: `C:\build\shop`, SourceRoot: root + "/win"}, {StackRoot: "example.com/shop/vendor/x", SourceRoot: root + "/x"}}, nil)
+	c := NewCodeMap([]CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}, {StackRoot: `C:\build\shop`, SourceRoot: root + "/win"}, {StackRoot: "example.com/shop/vendor/x", SourceRoot: root + "/x"}}, nil)
 	for file, want := range map[string]string{
 		"example.com/shop/checkout/payment.go":   filepath.Join(root, "checkout", "payment.go"),
 		"example.com/shop/vendor/x/y.go":         filepath.Join(root, "x", "y.go"), // the longest stack root wins
@@ -20,15 +20,15 @@ func TestCodeMapPaths(t *testing.T) {
 		"example.com/shop/checkout/../../../etc": "",
 		"example.com/shop":                       "",
 	} {
-		if got := c.localPath(&frameData{Filename: file}); got != want {
+		if got := c.LocalPath(&Frame{Filename: file}); got != want {
 			t.Errorf("localPath(%q) = %q; want %q", file, got, want)
 		}
 	}
-	var none *codeMap
-	if none.localPath(&frameData{Filename: "a/b.go"}) != "" || len(none.applyInApp([]frameData{{InApp: true}})) != 1 {
+	var none *CodeMap
+	if none.LocalPath(&Frame{Filename: "a/b.go"}) != "" || len(none.ApplyInApp([]Frame{{InApp: true}})) != 1 {
 		t.Error("a nil code map changes frames")
 	}
-	if newCodeMap(nil, nil) != nil {
+	if NewCodeMap(nil, nil) != nil {
 		t.Error("no mappings and no prefixes: want a nil code map")
 	}
 }
@@ -53,7 +53,7 @@ func TestParseCodeMapping(t *testing.T) {
 // application's module for it (sentryhttp wrapping a handler of example.com/shop/web).
 // The module decides only where the file does not name a dependency.
 func TestInAppDependencyFileIsNotApp(t *testing.T) {
-	frames := []frameData{
+	frames := []Frame{
 		{Function: "sentryhttp", Module: "example.com/shop/web", Filename: "github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go"},
 		{Function: "cache", Module: "example.com/shop/web", AbsPath: "/home/me/go/pkg/mod/github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go", Filename: "sentryhttp.go"},
 		{Function: "trimpath", Module: "example.com/shop/web", Filename: "example.com/shop/web/handler.go"},
@@ -62,13 +62,13 @@ func TestInAppDependencyFileIsNotApp(t *testing.T) {
 		{Function: "other", Module: "github.com/x/y", Filename: "github.com/x/y@v1.0.0/y.go"},
 	}
 	want := map[string]bool{"sentryhttp": false, "cache": false, "trimpath": true, "build": true, "nofile": true, "other": false}
-	for _, c := range []*codeMap{
-		newCodeMap(nil, []string{"example.com/shop"}),
-		newCodeMap([]CodeMapping{{StackRoot: "example.com/shop", SourceRoot: t.TempDir()}}, nil),
+	for _, c := range []*CodeMap{
+		NewCodeMap(nil, []string{"example.com/shop"}),
+		NewCodeMap([]CodeMapping{{StackRoot: "example.com/shop", SourceRoot: t.TempDir()}}, nil),
 	} {
-		for _, f := range c.applyInApp(frames) {
+		for _, f := range c.ApplyInApp(frames) {
 			if f.InApp != want[f.Function] {
-				t.Errorf("prefixes %v: frame %s (module %s, file %s%s) inApp=%t; want %t", c.inApp, f.Function, f.Module, f.AbsPath, f.Filename, f.InApp, want[f.Function])
+				t.Errorf("prefixes %v: frame %s (module %s, file %s%s) inApp=%t; want %t", c.InApp, f.Function, f.Module, f.AbsPath, f.Filename, f.InApp, want[f.Function])
 			}
 		}
 	}

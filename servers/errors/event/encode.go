@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 	json "github.com/segmentio/encoding/json"
 )
 
-// marshalEvent encodes an event for the store's body column: the bytes json.Marshal
+// Marshal encodes an event for the store's body column: the bytes json.Marshal
 // (segmentio's, which wrote every body so far) gives, without its reflection, map
 // iteration and per-value interface boxing, which cost more than parsing the event.
 // Whatever the appender does not know (a value type no decoder produces, a NaN) is
@@ -22,7 +22,7 @@ import (
 // Two properties of segmentio's encoder are kept on purpose because stored bodies
 // have them: it ignores the omitzero option (a zero time is written as
 // "0001-01-01T00:00:00Z"), and it escapes <, > and & as \u003c, \u003e and \u0026.
-func marshalEvent(e *eventData) ([]byte, error) {
+func Marshal(e *Event) ([]byte, error) {
 	a := appenderPool.Get().(*jsonAppender)
 	defer a.release()
 	a.event(e)
@@ -41,13 +41,13 @@ func (a *jsonAppender) release() {
 	appenderPool.Put(a)
 }
 
-// marshalTags encodes an event's tags (distinct keys) for the tags column: a JSON
+// MarshalTags encodes an event's tags (distinct keys) for the tags column: a JSON
 // object of key and value, keys sorted, as json.Marshal of a map[string]string gives.
-func marshalTags(tags []tagPair) []byte {
+func MarshalTags(tags []Pair) []byte {
 	a := appenderPool.Get().(*jsonAppender)
 	defer a.release()
 	sorted := append(a.sorted[:0], tags...)
-	slices.SortFunc(sorted, func(x, y tagPair) int { return strings.Compare(x.Key, y.Key) })
+	slices.SortFunc(sorted, func(x, y Pair) int { return strings.Compare(x.Key, y.Key) })
 	a.b = append(a.b, '{')
 	for i, t := range sorted {
 		if i > 0 {
@@ -68,7 +68,7 @@ func marshalTags(tags []tagPair) []byte {
 type jsonAppender struct {
 	b      []byte
 	keys   []string
-	sorted []tagPair
+	sorted []Pair
 	failed bool
 }
 
@@ -106,7 +106,7 @@ func (a *jsonAppender) time(t time.Time) {
 	a.b = append(a.b, '"')
 }
 
-func (a *jsonAppender) event(e *eventData) {
+func (a *jsonAppender) event(e *Event) {
 	n := 0
 	a.b = append(a.b, '{')
 	a.field(&n, "id")
@@ -199,7 +199,7 @@ func (a *jsonAppender) event(e *eventData) {
 }
 
 // pairs writes key/value pairs as tagPair.MarshalJSON does: [["k","v"],...].
-func (a *jsonAppender) pairs(p []tagPair) {
+func (a *jsonAppender) pairs(p []Pair) {
 	a.b = append(a.b, '[')
 	for i, t := range p {
 		if i > 0 {
@@ -214,7 +214,7 @@ func (a *jsonAppender) pairs(p []tagPair) {
 	a.b = append(a.b, ']')
 }
 
-func (a *jsonAppender) exception(x *exceptionData) {
+func (a *jsonAppender) exception(x *Exception) {
 	n := 0
 	a.b = append(a.b, '{')
 	a.strField(&n, "type", x.Type)
@@ -232,7 +232,7 @@ func (a *jsonAppender) exception(x *exceptionData) {
 	a.b = append(a.b, '}')
 }
 
-func (a *jsonAppender) frames(fs []frameData) {
+func (a *jsonAppender) frames(fs []Frame) {
 	a.b = append(a.b, '[')
 	for i := range fs {
 		if i > 0 {
@@ -275,7 +275,7 @@ func (a *jsonAppender) frames(fs []frameData) {
 	a.b = append(a.b, ']')
 }
 
-func (a *jsonAppender) breadcrumb(c *breadcrumbData) {
+func (a *jsonAppender) breadcrumb(c *Breadcrumb) {
 	n := 0
 	a.b = append(a.b, '{')
 	a.field(&n, "timestamp")
@@ -291,7 +291,7 @@ func (a *jsonAppender) breadcrumb(c *breadcrumbData) {
 	a.b = append(a.b, '}')
 }
 
-func (a *jsonAppender) request(r *requestData) {
+func (a *jsonAppender) request(r *Request) {
 	n := 0
 	a.b = append(a.b, '{')
 	a.strField(&n, "method", r.Method)
@@ -312,8 +312,8 @@ func (a *jsonAppender) request(r *requestData) {
 }
 
 // contexts writes the contexts by sorted name, each a map of sorted keys.
-func (a *jsonAppender) contexts(m map[string]ctxData) {
-	sortedObject(a, m, func(a *jsonAppender, c ctxData) { a.object(c) })
+func (a *jsonAppender) contexts(m map[string]Context) {
+	sortedObject(a, m, func(a *jsonAppender, c Context) { a.object(c) })
 }
 
 // object writes a map with its keys sorted, as json.Marshal does (null for nil).

@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"crypto/sha256"
@@ -23,8 +23,8 @@ import (
 // The issue id is a hash of the project and these parts, so it is the same after a
 // restart, a replay or retention dropping the issue's first events.
 
-// groupingParts returns the parts that identify the event's issue.
-func groupingParts(e *eventData) []string {
+// GroupingParts returns the parts that identify the event's issue.
+func GroupingParts(e *Event) []string {
 	if len(e.Fingerprint) == 0 {
 		return defaultGrouping(e)
 	}
@@ -44,7 +44,7 @@ func isDefaultPlaceholder(s string) bool {
 	return s == "{{default}}"
 }
 
-func defaultGrouping(e *eventData) []string {
+func defaultGrouping(e *Event) []string {
 	if len(e.Exceptions) > 0 {
 		anyInApp, anyFrame := false, false
 		for _, x := range e.Exceptions {
@@ -69,7 +69,7 @@ func defaultGrouping(e *eventData) []string {
 		}
 		return parts
 	}
-	if msg := firstNonEmpty(e.MessageTemplate, e.Message); msg != "" {
+	if msg := FirstNonEmpty(e.MessageTemplate, e.Message); msg != "" {
 		return []string{"message:" + msg}
 	}
 	if len(e.Stacktrace) > 0 {
@@ -87,15 +87,15 @@ func defaultGrouping(e *eventData) []string {
 }
 
 // frameKey identifies a frame without its line number.
-func frameKey(f frameData) string {
+func frameKey(f Frame) string {
 	if f.Module == "" && f.Function == "" {
 		return "file:" + f.Filename
 	}
 	return f.Module + "." + f.Function
 }
 
-// issueIDFor hashes the project and grouping parts into a stable issue id.
-func issueIDFor(project string, parts []string) string {
+// IssueIDFor hashes the project and grouping parts into a stable issue id.
+func IssueIDFor(project string, parts []string) string {
 	h := sha256.New()
 	h.Write([]byte(project))
 	for _, p := range parts {
@@ -105,14 +105,14 @@ func issueIDFor(project string, parts []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// shortIDFor makes a short human id: PROJECT-XXXXXX.
-func shortIDFor(project, issueID string) string {
+// ShortIDFor makes a short human id: PROJECT-XXXXXX.
+func ShortIDFor(project, issueID string) string {
 	return strings.ToUpper(project) + "-" + strings.ToUpper(issueID[:min(6, len(issueID))])
 }
 
-// deriveIssueFields fills the title, culprit and the tags Sentry derives from an
+// DeriveIssueFields fills the title, culprit and the tags Sentry derives from an
 // event's fields (so that level:error or environment:production match like tags).
-func deriveIssueFields(e *eventData) {
+func DeriveIssueFields(e *Event) {
 	if e.Title == "" {
 		e.Title = eventTitle(e)
 	}
@@ -121,17 +121,17 @@ func deriveIssueFields(e *eventData) {
 	}
 	e.Tags = slices.Grow(e.Tags, 16) // the tags added below
 	add := func(k, v string) {
-		if v == "" || e.tag(k) != "" || len(e.Tags) >= ingestMaxTags+16 {
+		if v == "" || e.Tag(k) != "" || len(e.Tags) >= MaxTags+16 {
 			return
 		}
-		e.Tags = append(e.Tags, tagPair{Key: k, Value: capped(strings.ReplaceAll(v, "\n", " "), ingestMaxTagValue)})
+		e.Tags = append(e.Tags, Pair{Key: k, Value: Capped(strings.ReplaceAll(v, "\n", " "), MaxTagValue)})
 	}
 	add("level", e.Level)
 	add("environment", e.Environment)
 	add("release", e.Release)
 	add("server_name", e.ServerName)
 	add("transaction", e.Transaction)
-	add("user", e.User.label())
+	add("user", e.User.Label())
 	if n := len(e.Exceptions); n > 0 {
 		x := e.Exceptions[n-1]
 		add("mechanism", x.Mechanism)
@@ -149,7 +149,7 @@ func deriveIssueFields(e *eventData) {
 	if e.Request != nil {
 		add("url", e.Request.URL)
 	}
-	sortPairs(e.Tags)
+	SortPairs(e.Tags)
 }
 
 func yesNo(b bool) string {
@@ -159,24 +159,24 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func eventTitle(e *eventData) string {
+func eventTitle(e *Event) string {
 	if n := len(e.Exceptions); n > 0 {
 		x := e.Exceptions[n-1]
-		v := firstLine(x.Value)
+		v := FirstLine(x.Value)
 		switch {
 		case x.Type != "" && v != "":
-			return capped(x.Type+": "+v, 256)
+			return Capped(x.Type+": "+v, 256)
 		case x.Type != "":
-			return capped(x.Type, 256)
+			return Capped(x.Type, 256)
 		case v != "":
-			return capped(v, 256)
+			return Capped(v, 256)
 		}
 	}
-	if m := firstLine(e.Message); m != "" {
-		return capped(m, 256)
+	if m := FirstLine(e.Message); m != "" {
+		return Capped(m, 256)
 	}
 	if e.Transaction != "" {
-		return capped(e.Transaction, 256)
+		return Capped(e.Transaction, 256)
 	}
 	return "<unlabeled event>"
 }
@@ -184,9 +184,9 @@ func eventTitle(e *eventData) string {
 // eventCulprit names where it happened: the transaction, else the innermost in-app
 // frame of the reported exception, else (as Sentry does when the SDK marked no frame
 // in-app, which sentry-go does for a -trimpath build) its innermost frame.
-func eventCulprit(e *eventData) string {
+func eventCulprit(e *Event) string {
 	if e.Transaction != "" {
-		return capped(e.Transaction, 256)
+		return Capped(e.Transaction, 256)
 	}
 	frames := e.Stacktrace
 	if n := len(e.Exceptions); n > 0 {
@@ -206,12 +206,12 @@ func eventCulprit(e *eventData) string {
 	}
 	f := frames[at]
 	if f.Module != "" {
-		return capped(fmt.Sprintf("%s in %s", f.Module, f.Function), 256)
+		return Capped(fmt.Sprintf("%s in %s", f.Module, f.Function), 256)
 	}
-	return capped(fmt.Sprintf("%s in %s", firstNonEmpty(f.Filename, f.AbsPath), f.Function), 256)
+	return Capped(fmt.Sprintf("%s in %s", FirstNonEmpty(f.Filename, f.AbsPath), f.Function), 256)
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])

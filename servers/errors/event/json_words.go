@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 // Eight bytes at a time: the JSON decoder and appender look for the few bytes that
 // end a plain run of string text (a quote, a backslash, a control or non-ASCII byte,
@@ -29,9 +29,9 @@ func plainWord(w uint64) bool {
 	return w&wordMSB == 0 && (w-wordLSB*0x20)&^w&wordMSB == 0 && !hasByte(w, '"') && !hasByte(w, '\\')
 }
 
-// plainRun returns the end of the run of plain text (see plainWord) from i, whole
+// PlainRun returns the end of the run of plain text (see plainWord) from i, whole
 // words only: the caller looks at the bytes after it one by one.
-func plainRun(s string, i int) int {
+func PlainRun(s string, i int) int {
 	for i+8 <= len(s) && plainWord(word8(s, i)) {
 		i += 8
 	}

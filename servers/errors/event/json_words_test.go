@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestWordRuns(t *testing.T) {
 				name string
 				run  func(string, int) int
 				ok   func(byte) bool
-			}{{"plainRun", plainRun, plain}, {"htmlSafeRun", htmlSafeRun, htmlSafe}} {
+			}{{"plainRun", PlainRun, plain}, {"htmlSafeRun", htmlSafeRun, htmlSafe}} {
 				want := 16
 				if !tc.ok(byte(c)) {
 					want = at / 8 * 8

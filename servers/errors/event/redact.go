@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
 // Redacted replaces every value that looks like a secret.
@@ -111,19 +113,19 @@ func foldKey(key string) string {
 // secretInText finds key=value, key: value and "key": "value" pairs with a secret-looking
 // key inside free text (log messages, exception values, bodies). The key alternatives
 // mirror secretKeyParts in their common spellings.
-var secretInText = lazyMustCompile(`(?i)((?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credentials?|cookie|session(?:[_-]?id)?|csrf|xsrf|dsn)[a-z0-9_.-]*)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s&,;"']+)`)
+var secretInText = lazyregexp.New(`(?i)((?:[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credentials?|cookie|session(?:[_-]?id)?|csrf|xsrf|dsn)[a-z0-9_.-]*)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s&,;"']+)`)
 
 // bearerInText finds HTTP credentials schemes followed by a credential.
-var bearerInText = lazyMustCompile(`(?i)\b(bearer|basic|token|sentry)\s+([A-Za-z0-9._~+/=:-]{8,})`)
+var bearerInText = lazyregexp.New(`(?i)\b(bearer|basic|token|sentry)\s+([A-Za-z0-9._~+/=:-]{8,})`)
 
 // userinfoInText finds passwords in URLs: scheme://user:password@host.
-var userinfoInText = lazyMustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):([^/\s@]*)@`)
+var userinfoInText = lazyregexp.New(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):([^/\s@]*)@`)
 
 // RedactText removes secrets that appear inline in free text: key=value pairs with a
 // secret-looking key, bearer credentials and passwords in URLs. It is a second line of
 // defence behind key-based redaction of structured data.
 func RedactText(s string) string {
-	if !mayHoldSecret(s) {
+	if !MayHoldSecret(s) {
 		return s
 	}
 	// Credentials schemes first: "Authorization: Bearer abc" must lose "abc", not just "Bearer".
@@ -139,12 +141,12 @@ func RedactText(s string) string {
 	return s
 }
 
-// secretHints are substrings (lower-case) without which none of the patterns above
+// SecretHints are substrings (lower-case) without which none of the patterns above
 // can match; checking them first keeps redaction cheap for ordinary text.
-var secretHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie", "session",
+var SecretHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie", "session",
 	"csrf", "xsrf", "dsn", "bearer", "basic", "sentry"}
 
-func mayHoldSecret(s string) bool {
+func MayHoldSecret(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -171,7 +173,7 @@ func mayHoldSecret(s string) bool {
 		return false
 	}
 	lower := strings.ToLower(s)
-	for _, h := range secretHints {
+	for _, h := range SecretHints {
 		if strings.Contains(lower, h) {
 			return true
 		}
@@ -180,7 +182,7 @@ func mayHoldSecret(s string) bool {
 }
 
 var secretHintBytes = func() (out [][]byte) {
-	for _, h := range secretHints {
+	for _, h := range SecretHints {
 		out = append(out, []byte(h))
 	}
 	return out
@@ -195,10 +197,10 @@ func isASCII(s string) bool {
 	return true
 }
 
-// redactAny returns a copy of v (decoded JSON) with the value of every secret-looking
+// RedactAny returns a copy of v (decoded JSON) with the value of every secret-looking
 // key replaced, at any depth, and inline secrets removed from strings. A list of
 // [key, value] pairs (how Sentry sends headers and query strings) is treated as a map.
-func redactAny(key string, v any) any {
+func RedactAny(key string, v any) any {
 	if IsSecretKey(key) && v != nil {
 		return Redacted
 	}
@@ -208,7 +210,7 @@ func redactAny(key string, v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = redactAny(k, e)
+			out[k] = RedactAny(k, e)
 		}
 		return out
 	case []any:
@@ -216,11 +218,11 @@ func redactAny(key string, v any) any {
 		for i, e := range x {
 			if pair, ok := e.([]any); ok && len(pair) == 2 {
 				if k, ok := pair[0].(string); ok {
-					out[i] = []any{k, redactAny(k, pair[1])}
+					out[i] = []any{k, RedactAny(k, pair[1])}
 					continue
 				}
 			}
-			out[i] = redactAny(key, e)
+			out[i] = RedactAny(key, e)
 		}
 		return out
 	default:
@@ -228,58 +230,58 @@ func redactAny(key string, v any) any {
 	}
 }
 
-// redactValue is the one rule for a value named by a key (a tag, header, query
+// RedactValue is the one rule for a value named by a key (a tag, header, query
 // parameter): the whole value when the key looks like a secret, otherwise the inline
 // secrets in it. Every view of a tag value goes through it (viewer.tagValue), on both
 // backends, and so do ingest and the local store's index.
-func redactValue(key, value string) string {
+func RedactValue(key, value string) string {
 	if IsSecretKey(key) {
 		return Redacted
 	}
 	return RedactText(value)
 }
 
-// redactPairs redacts a list of key/value pairs with redactValue.
-func redactPairs(pairs []tagPair) []tagPair {
-	out := make([]tagPair, len(pairs))
+// RedactPairs redacts a list of key/value pairs with redactValue.
+func RedactPairs(pairs []Pair) []Pair {
+	out := make([]Pair, len(pairs))
 	for i, p := range pairs {
-		out[i] = tagPair{Key: p.Key, Value: redactValue(p.Key, p.Value)}
+		out[i] = Pair{Key: p.Key, Value: RedactValue(p.Key, p.Value)}
 	}
 	return out
 }
 
-// redactQueryString parses a raw query string and redacts secret-looking parameters.
+// RedactQueryString parses a raw query string and redacts secret-looking parameters.
 // Text that is not a query string is redacted as free text.
-func redactQueryString(q string) []tagPair {
+func RedactQueryString(q string) []Pair {
 	q = strings.TrimPrefix(q, "?")
 	vals, err := url.ParseQuery(q)
 	if err != nil {
-		return []tagPair{{Key: "", Value: RedactText(q)}}
+		return []Pair{{Key: "", Value: RedactText(q)}}
 	}
 	keys := make([]string, 0, len(vals))
 	for k := range vals {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []tagPair
+	var out []Pair
 	for _, k := range keys {
 		for _, v := range vals[k] {
-			out = append(out, tagPair{Key: k, Value: v})
+			out = append(out, Pair{Key: k, Value: v})
 		}
 	}
-	return redactPairs(out)
+	return RedactPairs(out)
 }
 
-// redactURL drops the query string, fragment and any credentials from a URL (query
+// RedactURL drops the query string, fragment and any credentials from a URL (query
 // parameters are reported separately, redacted). Text that does not parse as a URL is
 // redacted as free text.
-func redactURL(raw string) (clean string, query []tagPair) {
+func RedactURL(raw string) (clean string, query []Pair) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return RedactText(raw), nil
 	}
 	if u.RawQuery != "" {
-		query = redactQueryString(u.RawQuery)
+		query = RedactQueryString(u.RawQuery)
 	}
 	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 	if u.User != nil {

@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"testing"
@@ -69,7 +69,7 @@ func TestRedactAnyRedactsNestedKeysAndPairs(t *testing.T) {
 		"note":  "token=[redacted] in text",
 		"count": 3.0,
 	}
-	if diff := cmp.Diff(want, redactAny("", in)); diff != "" {
+	if diff := cmp.Diff(want, RedactAny("", in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if _, ok := in["config"].(map[string]any)["db"].(map[string]any)["password"].(string); !ok || in["config"].(map[string]any)["db"].(map[string]any)["password"] != "p" {
@@ -78,11 +78,11 @@ func TestRedactAnyRedactsNestedKeysAndPairs(t *testing.T) {
 }
 
 func TestRedactURLAndQuery(t *testing.T) {
-	u, q := redactURL("https://ann:pw@shop.example/pay?amount=5&card_token=tok_1&session_id=s#frag")
+	u, q := RedactURL("https://ann:pw@shop.example/pay?amount=5&card_token=tok_1&session_id=s#frag")
 	if u != "https://ann@shop.example/pay" {
 		t.Errorf("url = %q", u)
 	}
-	want := []tagPair{{"amount", "5"}, {"card_token", Redacted}, {"session_id", Redacted}}
+	want := []Pair{{"amount", "5"}, {"card_token", Redacted}, {"session_id", Redacted}}
 	if diff := cmp.Diff(want, q); diff != "" {
 		t.Errorf("query (-want +got):\n%s", diff)
 	}

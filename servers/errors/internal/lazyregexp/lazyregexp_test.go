@@ -1,18 +1,18 @@
-package errorserver
+package lazyregexp
 
 import (
-	"regexp"
+	"slices"
 	"testing"
 )
 
-// TestLazyRegexps compiles every expression the package compiles on first use.
-func TestLazyRegexps(t *testing.T) {
-	if len(lazyRegexps) == 0 {
-		t.Fatal("no lazy regexps registered")
+// TestNewCompilesOnFirstUse: New only registers the expression; the first match
+// compiles it.
+func TestNewCompilesOnFirstUse(t *testing.T) {
+	re := New(`^a+b$`)
+	if !slices.Contains(Exprs(), `^a+b$`) {
+		t.Fatalf("Exprs() = %q: the new expression is missing", Exprs())
 	}
-	for _, l := range lazyRegexps {
-		if _, err := regexp.Compile(l.expr); err != nil {
-			t.Errorf("%s: %v", l.expr, err)
-		}
+	if !re.MatchString("aab") || re.MatchString("ba") {
+		t.Error("the lazy regexp matches differently from the expression")
 	}
 }
