@@ -64,6 +64,9 @@ const (
 	topTagValues = 5
 )
 
+// priorityTags come first in an issue's tag summary: what triage asks first.
+var priorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
+
 // ListProjectsInput selects whose projects to list.
 type ListProjectsInput struct {
 	Organization string `json:"organization,omitempty"`

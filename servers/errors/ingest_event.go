@@ -117,15 +117,6 @@ type sdkFrame struct {
 	Vars        map[string]any `json:"vars"`
 }
 
-type sdkBreadcrumb struct {
-	Timestamp flexTime       `json:"timestamp"`
-	Type      flexString     `json:"type"`
-	Category  flexString     `json:"category"`
-	Level     flexString     `json:"level"`
-	Message   flexString     `json:"message"`
-	Data      map[string]any `json:"data"`
-}
-
 // parseSDKEvent decodes one event payload and normalises it: lenient about field
 // shapes, strict about the payload being one JSON object; sizes capped; secrets in
 // structured fields redacted before anything reaches the disk. An event without an

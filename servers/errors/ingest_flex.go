@@ -196,3 +196,12 @@ func (v *flexValues[T]) UnmarshalJSON(b []byte) error {
 	*v = wrapped.Values
 	return nil
 }
+
+type sdkBreadcrumb struct {
+	Timestamp flexTime       `json:"timestamp"`
+	Type      flexString     `json:"type"`
+	Category  flexString     `json:"category"`
+	Level     flexString     `json:"level"`
+	Message   flexString     `json:"message"`
+	Data      map[string]any `json:"data"`
+}

@@ -249,9 +249,6 @@ func (s *LocalStore) findIssue(ctx context.Context, id string) (*issueRow, error
 	return &r, nil
 }
 
-// priorityTags come first in an issue's tag summary: what triage asks first.
-var priorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
-
 type tagKeyRow struct {
 	key                   string
 	total, uniq, overflow int64

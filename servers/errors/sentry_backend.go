@@ -89,6 +89,9 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 // BaseURL is the normalised Sentry base URL requests go to.
 func (b *SentryBackend) BaseURL() string { return b.base.String() }
 
+// Organization is the configured default organization ("" when none is).
+func (b *SentryBackend) Organization() string { return b.cfg.Organization }
+
 var sentryCursorPattern = lazyregexp.New(`^[A-Za-z0-9:._=-]{1,200}$`)
 
 func checkSentryCursor(c string) error {

@@ -91,8 +91,8 @@ func instructions(cfg Config, backend Backend) string {
 		}
 	case *SentryBackend:
 		fmt.Fprintf(&b, " Backend: Sentry at %s", be.BaseURL())
-		if be.cfg.Organization != "" {
-			fmt.Fprintf(&b, " (default organization %s)", be.cfg.Organization)
+		if be.Organization() != "" {
+			fmt.Fprintf(&b, " (default organization %s)", be.Organization())
 		}
 		b.WriteString(".")
 	}
