@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/getsentry/sentry-go"
@@ -384,14 +386,14 @@ func reportP50(b *testing.B, op func()) {
 
 var searchBenchCases = []struct {
 	name string
-	in   SearchIssuesInput
+	in   backend.SearchIssuesInput
 }{
-	{"default", SearchIssuesInput{}},
-	{"freq_level_env", SearchIssuesInput{Query: "is:unresolved level:error environment:production", Sort: "freq"}},
-	{"free_text", SearchIssuesInput{Query: "operation 42"}},
-	{"tag_negation_window", SearchIssuesInput{Query: "!region:eu tenant:t7", StatsPeriod: "24h", Sort: "user"}},
-	{"window_6h", SearchIssuesInput{StatsPeriod: "6h", Sort: "freq"}},
-	{"page_3", SearchIssuesInput{Sort: "new", Limit: 100}},
+	{"default", backend.SearchIssuesInput{}},
+	{"freq_level_env", backend.SearchIssuesInput{Query: "is:unresolved level:error environment:production", Sort: "freq"}},
+	{"free_text", backend.SearchIssuesInput{Query: "operation 42"}},
+	{"tag_negation_window", backend.SearchIssuesInput{Query: "!region:eu tenant:t7", StatsPeriod: "24h", Sort: "user"}},
+	{"window_6h", backend.SearchIssuesInput{StatsPeriod: "6h", Sort: "freq"}},
+	{"page_3", backend.SearchIssuesInput{Sort: "new", Limit: 100}},
 }
 
 // BenchmarkSearchIssues measures search_issues over the bench store (1,000,000
@@ -437,7 +439,7 @@ func BenchmarkOpenStore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res, err := s.SearchIssues(context.Background(), SearchIssuesInput{}); err != nil || len(res.Issues) == 0 {
+		if res, err := s.SearchIssues(context.Background(), backend.SearchIssuesInput{}); err != nil || len(res.Issues) == 0 {
 			b.Fatalf("first search: %v", err)
 		}
 		s.Close()

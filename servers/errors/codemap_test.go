@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,7 +99,7 @@ type shownFrame struct {
 	InApp           bool
 }
 
-func shownFrames(ev *Event) []shownFrame {
+func shownFrames(ev *backend.Event) []shownFrame {
 	var out []shownFrame
 	for _, f := range ev.Exceptions[0].Frames {
 		out = append(out, shownFrame{f.Function, event.FirstNonEmpty(f.Path, "file "+f.File), f.Line, f.InApp})
@@ -126,15 +128,15 @@ func shopRoot(t *testing.T) string {
 	return root
 }
 
-func latestEvent(t *testing.T, store *LocalStore, cfg Config) *Event {
+func latestEvent(t *testing.T, store *LocalStore, cfg Config) *backend.Event {
 	t.Helper()
 	c := connect(t, store, cfg, revisions[0])
-	var search IssueList
+	var search backend.IssueList
 	callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1h"}, &search)
 	if len(search.Issues) != 1 {
 		t.Fatalf("issues = %+v; want the checkout issue", search.Issues)
 	}
-	var ev Event
+	var ev backend.Event
 	callOK(t, c, ToolGetEvent, map[string]any{"issueId": search.Issues[0].ID}, &ev)
 	return &ev
 }
@@ -221,7 +223,7 @@ func TestNoCodeMappingSaysHowToAddOne(t *testing.T) {
 // frames first, innermost first.
 func TestInAppPrefixesOrderFrames(t *testing.T) {
 	store := storeWith(t, 1, trimpathFrames)
-	names := func(ev *Event) (out []string) {
+	names := func(ev *backend.Event) (out []string) {
 		for _, f := range ev.Exceptions[0].Frames {
 			out = append(out, fmt.Sprintf("%s inApp=%t", f.Function, f.InApp))
 		}

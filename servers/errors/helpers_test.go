@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
@@ -147,20 +149,20 @@ func testEvent(id, excType, value, fn string, tags map[string]string) string {
 func hexID(n int) string { return fmt.Sprintf("%032x", n) }
 
 // allEventIDs lists every event id the backend can show, through the Backend API.
-func allEventIDs(t testing.TB, b Backend) map[string]bool {
+func allEventIDs(t testing.TB, b backend.Backend) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
 	ids := map[string]bool{}
 	cursor := ""
 	for {
-		res, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1w", Limit: 100, Cursor: cursor})
+		res, err := b.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1w", Limit: 100, Cursor: cursor})
 		if err != nil {
 			t.Fatalf("SearchIssues: %v", err)
 		}
 		for _, is := range res.Issues {
 			ec := ""
 			for {
-				evs, err := b.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: is.ID, Limit: 100, Cursor: ec})
+				evs, err := b.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: is.ID, Limit: 100, Cursor: ec})
 				if err != nil {
 					t.Fatalf("ListIssueEvents(%s): %v", is.ID, err)
 				}

@@ -17,8 +17,11 @@ import (
 var allowedImports = map[string][]string{
 	"internal/lazyregexp":   nil,
 	"event":                 {"internal/lazyregexp"},
-	".":                     {"event", "internal/lazyregexp"},
-	"cmd/mcp-server-errors": {".", "event"},
+	"backend":               {"event", "internal/lazyregexp"},
+	"sentryapi":             {"backend", "event", "internal/lazyregexp"},
+	"sentryapi/sentrytest":  {"sentryapi"},
+	".":                     {"backend", "event", "internal/lazyregexp"},
+	"cmd/mcp-server-errors": {".", "backend", "event", "sentryapi"},
 }
 
 // TestPackagesImportOneWay holds allowedImports, the way pkg/mcpkit's

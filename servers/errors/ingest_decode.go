@@ -1,5 +1,9 @@
 package errorserver
 
+import (
+	"github.com/mcpkit/reference/servers/errors/event"
+)
+
 // decodeSDKEvent is the fast way from an event payload to an sdkEvent: one pass over
 // the bytes, decoding only the fields the store keeps and skipping the rest (sentry-go
 // sends large modules and sdk objects), with the strings that need no unescaping
@@ -50,7 +54,7 @@ var (
 	threadFields     = jsonFieldNames[sdkThread]()
 	stacktraceFields = jsonFieldNames[sdkStacktrace]()
 	frameFields      = jsonFieldNames[sdkFrame]()
-	breadcrumbFields = jsonFieldNames[sdkBreadcrumb]()
+	breadcrumbFields = jsonFieldNames[event.SDKBreadcrumb]()
 )
 
 func (d *sdkDecoder) event(e *sdkEvent) {
@@ -63,7 +67,7 @@ func (d *sdkDecoder) event(e *sdkEvent) {
 			e.EventID = d.flexString()
 		case "timestamp":
 			d.once(&seen, 1)
-			e.Timestamp = flexTimeOf(d.raw())
+			e.Timestamp = event.FlexTimeOf(d.raw())
 		case "level":
 			d.once(&seen, 2)
 			e.Level = d.flexString()
@@ -232,7 +236,7 @@ func (d *sdkDecoder) mechanism(m *sdkMechanism) {
 			m.Type = d.flexString()
 		case "handled":
 			d.once(&seen, 1)
-			m.Handled = flexBoolOf(d.raw())
+			m.Handled = event.FlexBoolOf(d.raw())
 		default:
 			d.unknown(k, mechanismFields)
 		}
@@ -272,10 +276,10 @@ func (d *sdkDecoder) thread(t *sdkThread) {
 		switch k := d.key(); k {
 		case "crashed":
 			d.once(&seen, 0)
-			t.Crashed = flexBoolOf(d.raw())
+			t.Crashed = event.FlexBoolOf(d.raw())
 		case "current":
 			d.once(&seen, 1)
-			t.Current = flexBoolOf(d.raw())
+			t.Current = event.FlexBoolOf(d.raw())
 		case "stacktrace":
 			d.once(&seen, 2)
 			t.Stacktrace = ptr(d, (*sdkDecoder).stacktrace)
@@ -321,10 +325,10 @@ func (d *sdkDecoder) frame(f *sdkFrame) {
 			f.AbsPath = d.flexString()
 		case "lineno":
 			d.once(&seen, 5)
-			f.Lineno = flexIntOf(d.raw())
+			f.Lineno = event.FlexIntOf(d.raw())
 		case "colno":
 			d.once(&seen, 6)
-			f.Colno = flexIntOf(d.raw())
+			f.Colno = event.FlexIntOf(d.raw())
 		case "pre_context":
 			d.once(&seen, 7)
 			f.PreContext = d.flexStrings()
@@ -341,7 +345,7 @@ func (d *sdkDecoder) frame(f *sdkFrame) {
 			f.PostContext = d.flexStrings()
 		case "in_app":
 			d.once(&seen, 10)
-			f.InApp = flexBoolOf(d.raw())
+			f.InApp = event.FlexBoolOf(d.raw())
 		case "vars":
 			d.once(&seen, 11)
 			f.Vars = d.object()
@@ -351,14 +355,14 @@ func (d *sdkDecoder) frame(f *sdkFrame) {
 	}
 }
 
-func (d *sdkDecoder) breadcrumb(b *sdkBreadcrumb) {
+func (d *sdkDecoder) breadcrumb(b *event.SDKBreadcrumb) {
 	d.enter('{')
 	var seen uint32
 	for n := 0; d.more('}', n); n++ {
 		switch k := d.key(); k {
 		case "timestamp":
 			d.once(&seen, 0)
-			b.Timestamp = flexTimeOf(d.raw())
+			b.Timestamp = event.FlexTimeOf(d.raw())
 		case "type":
 			d.once(&seen, 1)
 			b.Type = d.flexString()

@@ -13,7 +13,7 @@ import (
 
 // sdkEventOptions compare decoded events: the reflective decoder makes [] an empty
 // non-nil slice where the fast one may leave nil, which nothing downstream tells apart.
-var sdkEventOptions = cmp.Options{cmp.AllowUnexported(flexBool{}, flexTime{}, event.Pair{}), cmpopts.EquateEmpty()}
+var sdkEventOptions = cmp.Options{cmp.AllowUnexported(event.FlexBool{}, event.FlexTime{}, event.Pair{}), cmpopts.EquateEmpty()}
 
 // checkDecodeAgrees fails when the fast decoder takes a payload and decodes it other
 // than the reflective decoder does (or takes one the reflective decoder refuses). It

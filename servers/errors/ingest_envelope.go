@@ -3,6 +3,8 @@ package errorserver
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 	json "github.com/segmentio/encoding/json"
 )
 
@@ -22,8 +24,8 @@ import (
 const maxEnvelopeItems = 1000
 
 type envelopeHeader struct {
-	EventID flexString `json:"event_id"`
-	DSN     flexString `json:"dsn"`
+	EventID event.FlexString `json:"event_id"`
+	DSN     event.FlexString `json:"dsn"`
 }
 
 type envelopeItem struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	json "github.com/segmentio/encoding/json"
@@ -27,74 +28,74 @@ const (
 
 // sdkEvent is the subset of the Sentry event payload the store keeps.
 type sdkEvent struct {
-	EventID     flexString                `json:"event_id"`
-	Timestamp   flexTime                  `json:"timestamp"`
-	Level       flexString                `json:"level"`
-	Platform    flexString                `json:"platform"`
-	Logger      flexString                `json:"logger"`
-	Transaction flexString                `json:"transaction"`
-	Culprit     flexString                `json:"culprit"`
-	ServerName  flexString                `json:"server_name"`
-	Release     flexString                `json:"release"`
-	Dist        flexString                `json:"dist"`
-	Environment flexString                `json:"environment"`
-	Type        flexString                `json:"type"`
-	Message     json.RawMessage           `json:"message"`
-	LogEntry    *sdkLogEntry              `json:"logentry"`
-	Tags        flexPairs                 `json:"tags"`
-	Extra       map[string]any            `json:"extra"`
-	Contexts    map[string]any            `json:"contexts"`
-	User        *sdkUser                  `json:"user"`
-	Request     *sdkRequest               `json:"request"`
-	Exception   flexValues[sdkException]  `json:"exception"`
-	Threads     flexValues[sdkThread]     `json:"threads"`
-	Stacktrace  *sdkStacktrace            `json:"stacktrace"`
-	Breadcrumbs flexValues[sdkBreadcrumb] `json:"breadcrumbs"`
-	Fingerprint []flexString              `json:"fingerprint"`
-	SDK         *sdkInfo                  `json:"sdk"`
+	EventID     event.FlexString                      `json:"event_id"`
+	Timestamp   event.FlexTime                        `json:"timestamp"`
+	Level       event.FlexString                      `json:"level"`
+	Platform    event.FlexString                      `json:"platform"`
+	Logger      event.FlexString                      `json:"logger"`
+	Transaction event.FlexString                      `json:"transaction"`
+	Culprit     event.FlexString                      `json:"culprit"`
+	ServerName  event.FlexString                      `json:"server_name"`
+	Release     event.FlexString                      `json:"release"`
+	Dist        event.FlexString                      `json:"dist"`
+	Environment event.FlexString                      `json:"environment"`
+	Type        event.FlexString                      `json:"type"`
+	Message     json.RawMessage                       `json:"message"`
+	LogEntry    *sdkLogEntry                          `json:"logentry"`
+	Tags        event.FlexPairs                       `json:"tags"`
+	Extra       map[string]any                        `json:"extra"`
+	Contexts    map[string]any                        `json:"contexts"`
+	User        *sdkUser                              `json:"user"`
+	Request     *sdkRequest                           `json:"request"`
+	Exception   event.FlexValues[sdkException]        `json:"exception"`
+	Threads     event.FlexValues[sdkThread]           `json:"threads"`
+	Stacktrace  *sdkStacktrace                        `json:"stacktrace"`
+	Breadcrumbs event.FlexValues[event.SDKBreadcrumb] `json:"breadcrumbs"`
+	Fingerprint []event.FlexString                    `json:"fingerprint"`
+	SDK         *sdkInfo                              `json:"sdk"`
 }
 
 type sdkInfo struct {
-	Name    flexString `json:"name"`
-	Version flexString `json:"version"`
+	Name    event.FlexString `json:"name"`
+	Version event.FlexString `json:"version"`
 }
 
 type sdkLogEntry struct {
-	Message   flexString `json:"message"`
-	Formatted flexString `json:"formatted"`
+	Message   event.FlexString `json:"message"`
+	Formatted event.FlexString `json:"formatted"`
 }
 
 type sdkUser struct {
-	ID        flexString `json:"id"`
-	Username  flexString `json:"username"`
-	Email     flexString `json:"email"`
-	IPAddress flexString `json:"ip_address"`
+	ID        event.FlexString `json:"id"`
+	Username  event.FlexString `json:"username"`
+	Email     event.FlexString `json:"email"`
+	IPAddress event.FlexString `json:"ip_address"`
 }
 
 type sdkRequest struct {
-	URL         flexString      `json:"url"`
-	Method      flexString      `json:"method"`
-	Data        any             `json:"data"`
-	QueryString json.RawMessage `json:"query_string"`
-	Headers     flexPairs       `json:"headers"`
+	URL         event.FlexString `json:"url"`
+	Method      event.FlexString `json:"method"`
+	Data        any              `json:"data"`
+	QueryString json.RawMessage  `json:"query_string"`
+	Headers     event.FlexPairs  `json:"headers"`
 }
 
 type sdkMechanism struct {
-	Type    flexString `json:"type"`
-	Handled flexBool   `json:"handled"`
+	Type    event.FlexString `json:"type"`
+	Handled event.FlexBool   `json:"handled"`
 }
 
 type sdkException struct {
-	Type       flexString     `json:"type"`
-	Value      flexString     `json:"value"`
-	Module     flexString     `json:"module"`
-	Mechanism  *sdkMechanism  `json:"mechanism"`
-	Stacktrace *sdkStacktrace `json:"stacktrace"`
+	Type       event.FlexString `json:"type"`
+	Value      event.FlexString `json:"value"`
+	Module     event.FlexString `json:"module"`
+	Mechanism  *sdkMechanism    `json:"mechanism"`
+	Stacktrace *sdkStacktrace   `json:"stacktrace"`
 }
 
 type sdkThread struct {
-	Crashed    flexBool       `json:"crashed"`
-	Current    flexBool       `json:"current"`
+	Crashed    event.FlexBool `json:"crashed"`
+	Current    event.FlexBool `json:"current"`
 	Stacktrace *sdkStacktrace `json:"stacktrace"`
 }
 
@@ -103,18 +104,18 @@ type sdkStacktrace struct {
 }
 
 type sdkFrame struct {
-	Function    flexString     `json:"function"`
-	Module      flexString     `json:"module"`
-	Package     flexString     `json:"package"`
-	Filename    flexString     `json:"filename"`
-	AbsPath     flexString     `json:"abs_path"`
-	Lineno      flexInt        `json:"lineno"`
-	Colno       flexInt        `json:"colno"`
-	PreContext  []flexString   `json:"pre_context"`
-	ContextLine *flexString    `json:"context_line"`
-	PostContext []flexString   `json:"post_context"`
-	InApp       flexBool       `json:"in_app"`
-	Vars        map[string]any `json:"vars"`
+	Function    event.FlexString   `json:"function"`
+	Module      event.FlexString   `json:"module"`
+	Package     event.FlexString   `json:"package"`
+	Filename    event.FlexString   `json:"filename"`
+	AbsPath     event.FlexString   `json:"abs_path"`
+	Lineno      event.FlexInt      `json:"lineno"`
+	Colno       event.FlexInt      `json:"colno"`
+	PreContext  []event.FlexString `json:"pre_context"`
+	ContextLine *event.FlexString  `json:"context_line"`
+	PostContext []event.FlexString `json:"post_context"`
+	InApp       event.FlexBool     `json:"in_app"`
+	Vars        map[string]any     `json:"vars"`
 }
 
 // parseSDKEvent decodes one event payload and normalises it: lenient about field
@@ -131,7 +132,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 		return nil, err
 	}
 	if in.EventID == "" {
-		in.EventID = flexString(fallbackID)
+		in.EventID = event.FlexString(fallbackID)
 	}
 	id, err := normalizeEventID(string(in.EventID))
 	if err != nil {
@@ -140,7 +141,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	e := &event.Event{
 		ID:          id,
 		Project:     project,
-		Timestamp:   in.Timestamp.t,
+		Timestamp:   in.Timestamp.T,
 		Level:       normalizeLevel(string(in.Level)),
 		Platform:    event.Capped(string(in.Platform), 64),
 		Logger:      event.Capped(string(in.Logger), 256),
@@ -173,7 +174,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 		}
 		if ex.Mechanism != nil {
 			x.Mechanism = event.Capped(string(ex.Mechanism.Type), 64)
-			x.Handled = ex.Mechanism.Handled.v
+			x.Handled = ex.Mechanism.Handled.V
 		}
 		if ex.Stacktrace != nil {
 			x.Frames = normalizeFrames(ex.Stacktrace.Frames)
@@ -183,7 +184,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	if len(e.Exceptions) == 0 {
 		e.Stacktrace = threadStack(in.Threads, in.Stacktrace)
 	}
-	crumbs := []sdkBreadcrumb(in.Breadcrumbs)
+	crumbs := []event.SDKBreadcrumb(in.Breadcrumbs)
 	if len(crumbs) > ingestMaxBreadcrumbs {
 		crumbs = crumbs[len(crumbs)-ingestMaxBreadcrumbs:]
 	}
@@ -192,7 +193,7 @@ func parseSDKEvent(payload []byte, project string, received time.Time, fallbackI
 	}
 	for _, b := range crumbs {
 		e.Breadcrumbs = append(e.Breadcrumbs, event.Breadcrumb{
-			Timestamp: b.Timestamp.t,
+			Timestamp: b.Timestamp.T,
 			Type:      event.Capped(string(b.Type), 64),
 			Category:  event.Capped(string(b.Category), 128),
 			Level:     event.Capped(string(b.Level), 16),
@@ -244,8 +245,8 @@ func normalizeEventID(id string) (string, error) {
 	if id == "" {
 		return newEventID(), nil
 	}
-	if !eventIDPattern.MatchString(id) {
-		return "", fmt.Errorf("event_id %q is not 32 hex digits (a UUID)", truncateForError(id))
+	if !backend.EventIDPattern.MatchString(id) {
+		return "", fmt.Errorf("event_id %q is not 32 hex digits (a UUID)", backend.TruncateForError(id))
 	}
 	return id, nil
 }
@@ -277,7 +278,7 @@ func eventMessage(raw json.RawMessage, le *sdkLogEntry) (msg, template string) {
 			msg = event.FirstNonEmpty(string(obj.Formatted), msg)
 			template = event.FirstNonEmpty(string(obj.Message), template)
 		} else {
-			var s flexString
+			var s event.FlexString
 			if json.Unmarshal(raw, &s) == nil {
 				msg = event.FirstNonEmpty(string(s), msg)
 			}
@@ -302,7 +303,7 @@ func normalizeFrames(in []sdkFrame) []event.Frame {
 			AbsPath:  event.Capped(string(f.AbsPath), 1024),
 			Line:     int(f.Lineno),
 			Column:   int(f.Colno),
-			InApp:    f.InApp.v != nil && *f.InApp.v,
+			InApp:    f.InApp.V != nil && *f.InApp.V,
 			Vars:     boundMap(f.Vars, 1),
 		}
 		if f.ContextLine != nil {
@@ -338,9 +339,9 @@ func threadStack(threads []sdkThread, legacy *sdkStacktrace) []event.Frame {
 			continue
 		}
 		switch {
-		case t.Crashed.v != nil && *t.Crashed.v:
+		case t.Crashed.V != nil && *t.Crashed.V:
 			return normalizeFrames(t.Stacktrace.Frames)
-		case pick < 0, t.Current.v != nil && *t.Current.v:
+		case pick < 0, t.Current.V != nil && *t.Current.V:
 			pick = i
 		}
 	}
@@ -364,7 +365,7 @@ func normalizeRequest(r *sdkRequest) *event.Request {
 				out.Query = event.RedactQueryString(s)
 			}
 		} else {
-			var p flexPairs
+			var p event.FlexPairs
 			if json.Unmarshal(q, &p) == nil {
 				out.Query = event.RedactPairs(p)
 			}
@@ -384,7 +385,7 @@ func normalizeRequest(r *sdkRequest) *event.Request {
 	}
 	if out.Data != nil {
 		if s, ok := out.Data.(string); ok {
-			out.Data = event.Capped((&viewer{}).body(s), ingestMaxString)
+			out.Data = event.Capped((&backend.Viewer{}).Body(s), ingestMaxString)
 		}
 	}
 	return out

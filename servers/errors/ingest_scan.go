@@ -424,12 +424,12 @@ func (d *sdkDecoder) object() map[string]any {
 }
 
 // flexString reads a value by flexString's rule.
-func (d *sdkDecoder) flexString() flexString {
+func (d *sdkDecoder) flexString() event.FlexString {
 	switch d.next() {
 	case '"':
-		return flexString(d.str())
+		return event.FlexString(d.str())
 	case '{', '[':
-		var s flexString
+		var s event.FlexString
 		if s.UnmarshalJSON([]byte(d.raw())) != nil {
 			d.bail()
 		}
@@ -438,19 +438,19 @@ func (d *sdkDecoder) flexString() flexString {
 		d.lit("null")
 		return ""
 	}
-	return flexString(d.scalar())
+	return event.FlexString(d.scalar())
 }
 
 // flexStrings reads a list of flexStrings (or null).
-func (d *sdkDecoder) flexStrings() []flexString {
+func (d *sdkDecoder) flexStrings() []event.FlexString {
 	if d.null() {
 		return nil
 	}
 	d.enter('[')
-	var out []flexString
+	var out []event.FlexString
 	for n := 0; d.more(']', n); n++ {
 		if out == nil {
-			out = make([]flexString, 0, 8) // source context: usually 5 lines
+			out = make([]event.FlexString, 0, 8) // source context: usually 5 lines
 		}
 		out = append(out, d.flexString())
 	}
@@ -458,21 +458,21 @@ func (d *sdkDecoder) flexStrings() []flexString {
 }
 
 // pairs reads a value by flexPairs' rule.
-func (d *sdkDecoder) pairs() flexPairs {
+func (d *sdkDecoder) pairs() event.FlexPairs {
 	switch d.next() {
 	case 'n':
 		d.lit("null")
 		return nil
 	case '[':
 		d.enter('[')
-		var out flexPairs
+		var out event.FlexPairs
 		for n := 0; d.more(']', n); n++ {
 			if d.next() != '[' {
 				d.skip() // not a pair: ignored
 				continue
 			}
 			d.enter('[')
-			var kv [2]flexString
+			var kv [2]event.FlexString
 			k := 0
 			for ; d.more(']', k); k++ {
 				s := d.flexString()
@@ -487,7 +487,7 @@ func (d *sdkDecoder) pairs() flexPairs {
 		return out
 	case '{':
 		d.enter('{')
-		var out flexPairs
+		var out event.FlexPairs
 		for n := 0; d.more('}', n); n++ {
 			k := d.key()
 			out = append(out, event.Pair{Key: k, Value: string(d.flexString())})

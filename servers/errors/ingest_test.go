@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/google/go-cmp/cmp"
@@ -174,7 +176,7 @@ func TestIngestDeduplicatesRetriedEvents(t *testing.T) {
 			t.Fatalf("%d %s", code, body)
 		}
 	}
-	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{})
+	res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{})
 	if err != nil || len(res.Issues) != 1 || res.Issues[0].Count != 1 {
 		t.Fatalf("after three sends of one event: %+v, %v; want one issue with count 1", res, err)
 	}
@@ -239,7 +241,7 @@ func TestLegacyEventLogIsImported(t *testing.T) {
 	if err := tryLock(held); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "earlier version of mcp-server-errors is running") {
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, backend.ErrConfig) || !strings.Contains(err.Error(), "earlier version of mcp-server-errors is running") {
 		t.Errorf("open while the earlier version runs: %v; want a refusal that says so", err)
 	}
 	held.Close()
@@ -255,11 +257,11 @@ func TestLegacyEventLogIsImported(t *testing.T) {
 	if issue != events[1].IssueID {
 		t.Errorf("imported event in issue %q, want the issue id it had: %q", issue, events[1].IssueID)
 	}
-	got, err := store.GetEvent(ctx, GetEventInput{IssueID: issue, EventID: "oldest"})
+	got, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: issue, EventID: "oldest"})
 	if err != nil || got.ID != hexID(1) {
 		t.Errorf("oldest imported event: %+v, %v", got, err)
 	}
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{Query: "shard:1"})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "shard:1"})
 	if err != nil || len(res.Issues) != 1 || res.Issues[0].Count != 4 || !strings.Contains(res.Notice, "3 events were dropped by retention") {
 		t.Errorf("search after import: %+v, %v; want the issue with 4 events and the earlier drops in the notice", res, err)
 	}

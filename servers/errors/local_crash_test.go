@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 )
 
@@ -102,7 +104,7 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	// A sample of the acknowledged events reads back whole.
 	ctx := context.Background()
 	for _, id := range acked[:5] {
-		got, err := store.GetEvent(ctx, GetEventInput{IssueID: store.issueOfEvent(t, id), EventID: id})
+		got, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: store.issueOfEvent(t, id), EventID: id})
 		if err != nil || got.ID != id || len(got.Exceptions) == 0 {
 			t.Errorf("GetEvent(%s) = %+v, %v", id, got, err)
 		}
@@ -114,7 +116,7 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	if !hub.Flush(10 * time.Second) {
 		t.Fatal("flush after restart failed")
 	}
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{Environment: []string{"after-restart"}})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Environment: []string{"after-restart"}})
 	if err != nil || len(res.Issues) != 1 {
 		t.Fatalf("after restart: %+v, %v; want one issue", res, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/getsentry/sentry-go"
@@ -106,7 +108,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	chargeCard(production) // after the staging events: the latest of its issue
 	flush("production", production)
 
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1h", Sort: "freq"})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1h", Sort: "freq"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		{query: "error.type:*wrapError", want: []string{"*fmt.wrapError: load cart of bob: cart missing"}},
 		{query: "is:resolved", want: nil},
 	} {
-		got, err := store.SearchIssues(ctx, SearchIssuesInput{Query: tc.query, Environment: tc.env})
+		got, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: tc.query, Environment: tc.env})
 		if err != nil {
 			t.Errorf("SearchIssues(%q): %v", tc.query, err)
 			continue
@@ -178,7 +180,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The issue's tag summary counts environments, tenants, users and the release.
-	detail, err := store.GetIssue(ctx, GetIssueInput{IssueID: charge})
+	detail, err := store.GetIssue(ctx, backend.GetIssueInput{IssueID: charge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The latest event: frames point at the capture line, in-app first, with source.
-	ev, err := store.GetEvent(ctx, GetEventInput{IssueID: charge})
+	ev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: charge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +222,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if !top.InApp || top.Function != "chargeCard" || top.Line != chargeLine || !strings.HasSuffix(top.File, "local_e2e_test.go") {
 		t.Errorf("first frame = %+v, want in-app chargeCard at local_e2e_test.go:%d", top, chargeLine)
 	}
-	var current *ContextLine
+	var current *backend.ContextLine
 	for i, c := range top.Context {
 		if c.Current {
 			current = &top.Context[i]
@@ -239,7 +241,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// A staging event carries the request, breadcrumbs and contexts, redacted.
-	list, err := store.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: charge, Limit: 3})
+	list, err := store.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: charge, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,21 +251,21 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if list.Events[0].Environment != "production" {
 		t.Errorf("newest event first: got environment %q", list.Events[0].Environment)
 	}
-	rest, err := store.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: charge, Limit: 3, Cursor: list.NextCursor})
+	rest, err := store.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: charge, Limit: 3, Cursor: list.NextCursor})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rest.Events) != 1 || rest.NextCursor != "" {
 		t.Errorf("second page: %d events, cursor %q; want 1 and none", len(rest.Events), rest.NextCursor)
 	}
-	sev, err := store.GetEvent(ctx, GetEventInput{IssueID: charge, EventID: rest.Events[0].ID})
+	sev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: charge, EventID: rest.Events[0].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sev.Request == nil {
 		t.Fatal("staging event has no request")
 	}
-	wantReq := &Request{
+	wantReq := &backend.Request{
 		Method:  "POST",
 		URL:     "http://shop.example/checkout", // the SDK rebuilds it from a request without TLS
 		Query:   map[string]string{"step": "2", "token": event.Redacted},
@@ -292,7 +294,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// A wrapped error is a chain: the reported error first, then its cause.
-	wrapped, err := store.GetEvent(ctx, GetEventInput{IssueID: titles["*fmt.wrapError: load cart of bob: cart missing"]})
+	wrapped, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles["*fmt.wrapError: load cart of bob: cart missing"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +307,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The recovered panic points at the function that panicked.
-	pev, err := store.GetEvent(ctx, GetEventInput{IssueID: titles[panicTitle]})
+	pev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles[panicTitle]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// Message events carry the stack the SDK attached.
-	mev, err := store.GetEvent(ctx, GetEventInput{IssueID: titles["inventory low"]})
+	mev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles["inventory low"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +330,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		t.Errorf("message event message=%q stack=%d frames: want the message and an in-app stack", mev.Message, len(mev.Stacktrace))
 	}
 
-	tv, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: charge, Key: "environment"})
+	tv, err := store.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: charge, Key: "environment"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +353,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if diff := cmp.Diff(before, allEventIDs(t, reopened)); diff != "" {
 		t.Errorf("events after reopen (-before +after):\n%s", diff)
 	}
-	again, err := reopened.GetIssue(ctx, GetIssueInput{IssueID: charge})
+	again, err := reopened.GetIssue(ctx, backend.GetIssueInput{IssueID: charge})
 	if err != nil || again.Count != 4 {
 		t.Errorf("after reopen GetIssue = %v, %v; want count 4", again, err)
 	}

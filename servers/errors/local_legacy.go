@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -56,7 +58,7 @@ func checkLegacyUnlocked(dataDir string) error {
 	}
 	defer f.Close()
 	if err := tryLock(f); err != nil {
-		return fmt.Errorf("%w: an earlier version of mcp-server-errors is running on %s (its event log %s is locked): stop it, then start this version, which imports its events", ErrConfig, dataDir, filepath.Join(dataDir, legacyDir))
+		return fmt.Errorf("%w: an earlier version of mcp-server-errors is running on %s (its event log %s is locked): stop it, then start this version, which imports its events", backend.ErrConfig, dataDir, filepath.Join(dataDir, legacyDir))
 	}
 	return nil
 }
@@ -93,7 +95,7 @@ func (s *LocalStore) importLegacy() error {
 			if len(data) < len(legacyMagic) {
 				continue
 			}
-			return fmt.Errorf("%w: %s is not an event log segment of an earlier version: move it out of %s, then start again", ErrConfig, name, dir)
+			return fmt.Errorf("%w: %s is not an event log segment of an earlier version: move it out of %s, then start again", backend.ErrConfig, name, dir)
 		}
 		for off := len(legacyMagic); off < len(data); {
 			payload, at, size, ok := decodeLegacyRecord(data[off:])

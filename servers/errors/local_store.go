@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: binaries stay static and cgo-free
@@ -94,7 +96,7 @@ type LocalStore struct {
 	closed    bool
 }
 
-var _ Backend = (*LocalStore)(nil)
+var _ backend.Backend = (*LocalStore)(nil)
 
 // OpenLocal opens (or creates) the store in cfg.DataDir. Unless cfg.ReadOnly it takes
 // the data directory's ingest lock (ErrIngestedElsewhere when another process holds
@@ -102,7 +104,7 @@ var _ Backend = (*LocalStore)(nil)
 // retention and starts the writer.
 func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 	if strings.TrimSpace(cfg.DataDir) == "" {
-		return nil, fmt.Errorf("%w: the local store needs a data directory (--data DIR)", ErrConfig)
+		return nil, fmt.Errorf("%w: the local store needs a data directory (--data DIR)", backend.ErrConfig)
 	}
 	var keys [][]byte
 	for _, k := range cfg.PublicKeys {
@@ -111,7 +113,7 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		}
 	}
 	if len(keys) == 0 && !cfg.ReadOnly {
-		return nil, fmt.Errorf("%w: the local store needs at least one DSN public key to accept events with", ErrConfig)
+		return nil, fmt.Errorf("%w: the local store needs at least one DSN public key to accept events with", backend.ErrConfig)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -223,7 +225,7 @@ func (s *LocalStore) Promote() (bool, error) {
 		return false, errStoreClosed
 	}
 	if len(s.keys) == 0 {
-		return false, fmt.Errorf("%w: the store has no DSN key to accept events with", ErrConfig)
+		return false, fmt.Errorf("%w: the store has no DSN key to accept events with", backend.ErrConfig)
 	}
 	lock, err := lockIngest(s.cfg.DataDir)
 	if errors.Is(err, ErrIngestedElsewhere) {
@@ -275,7 +277,7 @@ func openDB(path string, writer bool) (*sql.DB, error) {
 	db.SetMaxIdleConns(4)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w: open the store's database %s: %v: if it is not this server's database, move it out of the data directory", ErrConfig, path, err)
+		return nil, fmt.Errorf("%w: open the store's database %s: %v: if it is not this server's database, move it out of the data directory", backend.ErrConfig, path, err)
 	}
 	return db, nil
 }
@@ -319,7 +321,7 @@ func (s *LocalStore) Close() error {
 // the ingesting process serves, so that readers can tell the model where to send).
 func (s *LocalStore) SetMeta(key, value string) error {
 	if s.w.Load() == nil {
-		return fmt.Errorf("%w: a read-only store cannot record %s", ErrConfig, key)
+		return fmt.Errorf("%w: a read-only store cannot record %s", backend.ErrConfig, key)
 	}
 	_, err := s.wdb.Exec(`INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
@@ -339,7 +341,7 @@ func (s *LocalStore) Meta(key string) string {
 func (s *LocalStore) ingest(ctx context.Context, events []*event.Event) error {
 	w := s.w.Load()
 	if w == nil {
-		return fmt.Errorf("%w: this store is open to read only", ErrUnavailable)
+		return fmt.Errorf("%w: this store is open to read only", backend.ErrUnavailable)
 	}
 	received := s.now()
 	prepared := make([]*preparedEvent, 0, len(events))

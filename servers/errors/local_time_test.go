@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -60,7 +62,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		if received != now.UnixNano() || !e.Received.Equal(now) {
 			t.Errorf("event %d received %v (body %v), want %v", id, nsTime(received), e.Received, now)
 		}
-		filed[hexID(id)] = fmtTime(nsTime(ts))
+		filed[hexID(id)] = backend.FormatTime(nsTime(ts))
 		if !nsTime(ts).Equal(e.Timestamp) {
 			t.Errorf("event %d filed at %v but its body says %v", id, nsTime(ts), e.Timestamp)
 		}
@@ -69,8 +71,8 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		hexID(1): fmtTime(twoDaysAgo), hexID(2): fmtTime(now), hexID(3): fmtTime(now), hexID(4): fmtTime(now),
-		hexID(5): fmtTime(now), hexID(6): fmtTime(now.Add(-10 * time.Minute)), hexID(7): fmtTime(now.Add(-20 * time.Minute)),
+		hexID(1): backend.FormatTime(twoDaysAgo), hexID(2): backend.FormatTime(now), hexID(3): backend.FormatTime(now), hexID(4): backend.FormatTime(now),
+		hexID(5): backend.FormatTime(now), hexID(6): backend.FormatTime(now.Add(-10 * time.Minute)), hexID(7): backend.FormatTime(now.Add(-20 * time.Minute)),
 	}
 	for id, w := range want {
 		if filed[id] != w {
@@ -78,7 +80,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		}
 	}
 	titles := func(period string) map[string]bool {
-		res, err := store.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: period, Limit: 100})
+		res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: period, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,19 +96,19 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 	if got := titles("3d"); !got["from the night"] {
 		t.Errorf("statsPeriod 3d: %v; want the event from two days ago", got)
 	}
-	res, _ := store.SearchIssues(ctx, SearchIssuesInput{Query: "night"})
-	if len(res.Issues) != 1 || res.Issues[0].LastSeen != fmtTime(twoDaysAgo) || res.Issues[0].FirstSeen != fmtTime(twoDaysAgo) {
+	res, _ := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "night"})
+	if len(res.Issues) != 1 || res.Issues[0].LastSeen != backend.FormatTime(twoDaysAgo) || res.Issues[0].FirstSeen != backend.FormatTime(twoDaysAgo) {
 		t.Errorf("the night's issue: %+v; want first and last seen two days ago", res.Issues)
 	}
-	res, _ = store.SearchIssues(ctx, SearchIssuesInput{Query: "error.value:newer"})
-	if len(res.Issues) != 1 || res.Issues[0].Count != 2 || res.Issues[0].LastSeen != fmtTime(now.Add(-10*time.Minute)) {
+	res, _ = store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "error.value:newer"})
+	if len(res.Issues) != 1 || res.Issues[0].Count != 2 || res.Issues[0].LastSeen != backend.FormatTime(now.Add(-10*time.Minute)) {
 		t.Fatalf("out-of-order issue: %+v; want it titled by its newer event, last seen 10 minutes ago", res.Issues)
 	}
-	latest, err := store.GetEvent(ctx, GetEventInput{IssueID: res.Issues[0].ID})
+	latest, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: res.Issues[0].ID})
 	if err != nil || latest.ID != hexID(6) {
 		t.Errorf("latest event %v, %v; want %s, the newer by event time though it arrived first", latest, err, hexID(6))
 	}
-	if res, _ := store.SearchIssues(ctx, SearchIssuesInput{Query: "firstSeen:-1d"}); len(res.Issues) != 5 {
+	if res, _ := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "firstSeen:-1d"}); len(res.Issues) != 5 {
 		t.Errorf("firstSeen:-1d matched %+v, want 5 issues (all but the night's)", res.Issues)
 	}
 }
@@ -157,7 +159,7 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 				want["shop/checkout in "+e.fn]++
 			}
 		}
-		res, err := store.SearchIssues(context.Background(), SearchIssuesInput{Start: w[0].Format(time.RFC3339Nano), End: w[1].Format(time.RFC3339Nano), Limit: 100})
+		res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{Start: w[0].Format(time.RFC3339Nano), End: w[1].Format(time.RFC3339Nano), Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
@@ -57,7 +59,7 @@ func seedLocalStore(t *testing.T, dir string) *seeded {
 	chargeCard(production)
 	flush(production)
 
-	res, err := store.SearchIssues(t.Context(), SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
+	res, err := store.SearchIssues(t.Context(), backend.SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func seedLocalStore(t *testing.T, dir string) *seeded {
 }
 
 // connect serves New(cfg, b) to an in-memory client of the revision.
-func connect(t *testing.T, b Backend, cfg Config, revision string) *mcpkittest.Client {
+func connect(t *testing.T, b backend.Backend, cfg Config, revision string) *mcpkittest.Client {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -191,7 +193,7 @@ type pageBase struct {
 }
 
 func (p *page) base(title string) pageBase {
-	return pageBase{Title: markHidden(title), Now: fmtTime(p.now())}
+	return pageBase{Title: backend.MarkHidden(title), Now: backend.FormatTime(p.now())}
 }
 
 type errorPage struct {
@@ -201,5 +203,5 @@ type errorPage struct {
 }
 
 func (p *page) fail(w http.ResponseWriter, status int, msg string) {
-	p.render(w, status, "error", errorPage{pageBase: p.base(http.StatusText(status)), Status: status, Message: markHidden(msg)})
+	p.render(w, status, "error", errorPage{pageBase: p.base(http.StatusText(status)), Status: status, Message: backend.MarkHidden(msg)})
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/getsentry/sentry-go"
@@ -356,7 +358,7 @@ func TestMarkHidden(t *testing.T) {
 		{"bad\xffutf8", "bad\uFFFDutf8"},
 		{"ünïcødé 日本", "ünïcødé 日本"},
 	} {
-		if got := markHidden(c.in); got != c.want {
+		if got := backend.MarkHidden(c.in); got != c.want {
 			t.Errorf("markHidden(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/google/go-cmp/cmp"
@@ -283,7 +285,7 @@ func TestParseQuery(t *testing.T) {
 		"level:":              "has no value",
 		"error.handled:maybe": "not true or false",
 	} {
-		if _, err := parseQuery(q, now); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+		if _, err := parseQuery(q, now); !errors.Is(err, backend.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseQuery(%q) = %v, want ErrInvalidInput mentioning %q", q, err, want)
 		}
 	}
@@ -293,25 +295,25 @@ func TestResolveWindow(t *testing.T) {
 	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		period, start, end string
-		want               timeWindow
+		want               backend.TimeWindow
 		wantErr            string
 	}{
-		{want: timeWindow{Period: "14d", Start: now.Add(-14 * 24 * time.Hour), End: now}},
-		{period: "24h", want: timeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
-		{period: "2w", want: timeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
-		{period: "90s", want: timeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
+		{want: backend.TimeWindow{Period: "14d", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "24h", want: backend.TimeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
+		{period: "2w", want: backend.TimeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "90s", want: backend.TimeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
 		// Any duration; a period of several units becomes one unit, as Sentry takes it.
-		{period: "90m", want: timeWindow{Period: "90m", Start: now.Add(-90 * time.Minute), End: now}},
-		{period: "6h30m", want: timeWindow{Period: "390m", Start: now.Add(-6*time.Hour - 30*time.Minute), End: now}},
-		{period: "3d", want: timeWindow{Period: "3d", Start: now.Add(-72 * time.Hour), End: now}},
-		{period: "1d12h", want: timeWindow{Period: "36h", Start: now.Add(-36 * time.Hour), End: now}},
-		{period: "1w2d", want: timeWindow{Period: "9d", Start: now.Add(-9 * 24 * time.Hour), End: now}},
-		{period: "1h30m15s", want: timeWindow{Period: "5415s", Start: now.Add(-5415 * time.Second), End: now}},
+		{period: "90m", want: backend.TimeWindow{Period: "90m", Start: now.Add(-90 * time.Minute), End: now}},
+		{period: "6h30m", want: backend.TimeWindow{Period: "390m", Start: now.Add(-6*time.Hour - 30*time.Minute), End: now}},
+		{period: "3d", want: backend.TimeWindow{Period: "3d", Start: now.Add(-72 * time.Hour), End: now}},
+		{period: "1d12h", want: backend.TimeWindow{Period: "36h", Start: now.Add(-36 * time.Hour), End: now}},
+		{period: "1w2d", want: backend.TimeWindow{Period: "9d", Start: now.Add(-9 * 24 * time.Hour), End: now}},
+		{period: "1h30m15s", want: backend.TimeWindow{Period: "5415s", Start: now.Add(-5415 * time.Second), End: now}},
 		// start alone runs until now.
-		{start: "2026-05-01", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: now}},
-		{start: "2026-05-02T09:00:00Z", want: timeWindow{Start: time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), End: now}},
-		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
-		{start: "2026-05-01", end: "2026-05-02", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
+		{start: "2026-05-01", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: now}},
+		{start: "2026-05-02T09:00:00Z", want: backend.TimeWindow{Start: time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), End: now}},
+		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
+		{start: "2026-05-01", end: "2026-05-02", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
 		{period: "1 day", wantErr: "not a period"},
 		{period: "0h", wantErr: "positive"},
 		{period: "99999w", wantErr: "ten years"},
@@ -326,9 +328,9 @@ func TestResolveWindow(t *testing.T) {
 		{start: "2026-05-02", end: "2026-05-01", wantErr: "not after"},
 	}
 	for _, tc := range cases {
-		got, err := resolveWindow(tc.period, tc.start, tc.end, now)
+		got, err := backend.ResolveWindow(tc.period, tc.start, tc.end, now)
 		if tc.wantErr != "" {
-			if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
+			if !errors.Is(err, backend.ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("resolveWindow(%q,%q,%q) = %v, want ErrInvalidInput mentioning %q", tc.period, tc.start, tc.end, err, tc.wantErr)
 			}
 			continue
@@ -344,12 +346,12 @@ func TestNormalizeEventRef(t *testing.T) {
 		"": "latest", "latest": "latest", "LATEST": "latest", "recommended": "latest", "oldest": "oldest",
 		"9B1F6D9A-4C2E-4F0A-8E6B-3C1D2E4F5A6B": "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b",
 	} {
-		if got, err := normalizeEventRef(in); err != nil || got != want {
+		if got, err := backend.NormalizeEventRef(in); err != nil || got != want {
 			t.Errorf("normalizeEventRef(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"newest", "123", "../x", strings.Repeat("a", 33)} {
-		if _, err := normalizeEventRef(in); !errors.Is(err, ErrInvalidInput) {
+		if _, err := backend.NormalizeEventRef(in); !errors.Is(err, backend.ErrInvalidInput) {
 			t.Errorf("normalizeEventRef(%q) = %v, want ErrInvalidInput", in, err)
 		}
 	}

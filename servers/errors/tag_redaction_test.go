@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -36,8 +39,8 @@ const (
 // still be there, its value redacted, so that the test cannot pass by showing nothing.
 func TestTagValuesAreRedactedInEveryView(t *testing.T) {
 	t.Run("sentry", func(t *testing.T) {
-		_, srv := newFakeSentry(t, "")
-		checkTagRedaction(t, newTestSentry(t, srv.URL), []string{"1005"}, false)
+		_, srv := sentrytest.New(t, "")
+		checkTagRedaction(t, sentrytest.NewBackend(t, srv.URL), []string{"1005"}, false)
 	})
 	t.Run("local", func(t *testing.T) {
 		store, issues := plantLocalTagSecrets(t)
@@ -78,14 +81,14 @@ func plantLocalTagSecrets(t *testing.T) (*LocalStore, []string) {
 	}
 	store = openTestStore(t, dir)
 	t.Cleanup(func() { store.Close() })
-	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "1h"})
+	res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{StatsPeriod: "1h"})
 	if err != nil || len(res.Issues) != 2 {
 		t.Fatalf("planted issues = %+v, %v; want 2", res, err)
 	}
 	return store, []string{res.Issues[0].ID, res.Issues[1].ID}
 }
 
-func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
+func checkTagRedaction(t *testing.T, b backend.Backend, issues []string, local bool) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			c := connect(t, b, Config{}, rev)
@@ -101,13 +104,13 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 				callOK(t, c, tool, args, out)
 			}
 
-			var list IssueList
+			var list backend.IssueList
 			call(ToolSearchIssues, map[string]any{"statsPeriod": "14d"}, &list)
 			if local {
 				// The local store matches tags itself: a search must not probe a
 				// value the tools hide.
 				for _, q := range []string{"session_id:*LEAK*", "token:LEAKtok0a1b2c3d", "url:*LEAKurl*"} {
-					var probe IssueList
+					var probe backend.IssueList
 					call(ToolSearchIssues, map[string]any{"query": q}, &probe)
 					if len(probe.Issues) != 0 {
 						t.Errorf("search_issues %q found %d issues: the search matches a redacted value", q, len(probe.Issues))
@@ -117,14 +120,14 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 			noLeak("resources/list", c.Call("resources/list", nil))
 
 			for _, id := range issues {
-				var detail IssueDetail
+				var detail backend.IssueDetail
 				call(ToolGetIssue, map[string]any{"issueId": id}, &detail)
-				summary := map[string]TagSummary{}
+				summary := map[string]backend.TagSummary{}
 				for _, ts := range detail.Tags {
 					summary[ts.Key] = ts
 				}
 				for k, v := range detail.EveryEvent { // one value on every event
-					summary[k] = TagSummary{Key: k, TopValues: []TagValue{{Value: v, Count: detail.Count}}}
+					summary[k] = backend.TagSummary{Key: k, TopValues: []backend.TagValue{{Value: v, Count: detail.Count}}}
 				}
 				for key := range plantedTagSecrets {
 					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, event.Redacted)
@@ -136,7 +139,7 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 					refs = append(refs, "oldest")
 				}
 				for _, ref := range refs {
-					var ev Event
+					var ev backend.Event
 					call(ToolGetEvent, map[string]any{"issueId": id, "eventId": ref}, &ev)
 					shown := map[string]string{}
 					for _, tg := range ev.Tags {
@@ -152,15 +155,15 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 					}
 				}
 
-				var events EventList
+				var events backend.EventList
 				call(ToolListIssueEvents, map[string]any{"issueId": id}, &events)
 
 				for key := range plantedTagSecrets {
-					var tv TagValueList
+					var tv backend.TagValueList
 					call(ToolGetTagValues, map[string]any{"issueId": id, "key": key}, &tv)
 					checkRedactedValues(t, "get_tag_values "+id+" "+key, tv.Values, event.Redacted)
 				}
-				var tv TagValueList
+				var tv backend.TagValueList
 				call(ToolGetTagValues, map[string]any{"issueId": id, "key": "url"}, &tv)
 				checkRedactedValues(t, "get_tag_values "+id+" url", tv.Values, plantedURLRedacted)
 
@@ -176,7 +179,7 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 }
 
 // checkRedactedValues wants at least one value, each of them want.
-func checkRedactedValues(t *testing.T, what string, values []TagValue, want string) {
+func checkRedactedValues(t *testing.T, what string, values []backend.TagValue, want string) {
 	t.Helper()
 	if len(values) == 0 {
 		t.Errorf("%s: no values; want the tag shown with its value redacted", what)

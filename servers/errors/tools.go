@@ -3,6 +3,8 @@ package errorserver
 import (
 	"context"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -42,7 +44,7 @@ const (
 // tools is the server's tool table: the six read-only tools in tools/list order.
 // Tools that reach Sentry (remote) are marked open world; over the local store they
 // only read the server's own data.
-func tools(b Backend, remote bool) []mcpkit.ServerTool {
+func tools(b backend.Backend, remote bool) []mcpkit.ServerTool {
 	ann := mcpkit.ReadOnly()
 	if remote {
 		ann.OpenWorldHint = true

@@ -1,15 +1,19 @@
-// Package errorserver is the error-monitoring MCP server: one Backend interface that
-// the tools call, answered either by the Sentry REST API (sentry.io, a regional host or
-// a self-hosted Sentry) or by a local event store that any Sentry SDK can send to.
-//
-// The package is named errorserver, not errors, so that it never shadows the standard
-// library's errors package in the files that use both.
+// Package backend is what the tools and the page read, and what every backend
+// answers: the Backend interface, its inputs and results, the sentinel errors and
+// limits both implementations share, the parsing of their arguments (time windows,
+// limits, sorts, ids), the view that turns an event.Event into a sanitised Event
+// result, and the Presenter that adds what belongs to the server (code mappings, the
+// local DSN, the clock).
 //
 // Every text that comes from an event (messages, exception values, breadcrumbs, frame
-// variables, request data) is untrusted: both backends pass it through one view layer
-// (view.go) that strips invisible and bidirectional control characters, caps sizes and
-// redacts values whose keys look like secrets (redact.go).
-package errorserver
+// variables, request data) is untrusted: both backends pass it through the one view
+// layer here (view.go) that strips invisible and bidirectional control characters,
+// caps sizes and redacts values whose keys look like secrets (event/redact.go).
+//
+// It does no I/O. It may import event and internal/lazyregexp, nothing else of this
+// module: the Sentry client and the store implement Backend, and the tools and the
+// page call it, so none of them may be imported here (TestPackagesImportOneWay).
+package backend
 
 import (
 	"context"
@@ -59,13 +63,13 @@ const (
 	MaxFrames             = 200
 	DefaultMaxBreadcrumbs = 20
 	MaxBreadcrumbs        = 100
-	// topTagKeys and topTagValues bound GetIssue's tag summary.
-	topTagKeys   = 20
-	topTagValues = 5
+	// TopTagKeys and topTagValues bound GetIssue's tag summary.
+	TopTagKeys   = 20
+	TopTagValues = 5
 )
 
-// priorityTags come first in an issue's tag summary: what triage asks first.
-var priorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
+// PriorityTags come first in an issue's tag summary: what triage asks first.
+var PriorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
 
 // ListProjectsInput selects whose projects to list.
 type ListProjectsInput struct {
@@ -84,18 +88,20 @@ type SearchIssuesInput struct {
 	Project      []string `json:"project,omitempty" jsonschema_description:"Ids or slugs (list_projects)"`
 	Limit        int      `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
 	Cursor       string   `json:"cursor,omitempty"`
-	// page is set by the browser page (page.go), never by a client: text is marked
-	// for a person rather than cleaned for a model (see viewer.page).
-	page bool
+	// Page is set by the browser page (package page), never by a client (json:"-":
+	// it is not part of the input schema): text is marked for a person rather than
+	// cleaned for a model (see Viewer.Page).
+	Page bool `json:"-"`
 }
 
 // GetIssueInput names one issue.
 type GetIssueInput struct {
 	Organization string `json:"organization,omitempty"`
 	IssueID      string `json:"issueId"`
-	// page is set by the browser page (page.go), never by a client: text is marked
-	// for a person rather than cleaned for a model (see viewer.page).
-	page bool
+	// Page is set by the browser page (package page), never by a client (json:"-":
+	// it is not part of the input schema): text is marked for a person rather than
+	// cleaned for a model (see Viewer.Page).
+	Page bool `json:"-"`
 }
 
 // GetEventInput names one event of an issue.
@@ -106,12 +112,12 @@ type GetEventInput struct {
 	MaxFrames      int    `json:"maxFrames,omitempty" jsonschema_description:"Per exception, in-app first" jsonschema:"minimum=0,maximum=200,default=30"`
 	MaxBreadcrumbs int    `json:"maxBreadcrumbs,omitempty" jsonschema_description:"The most recent" jsonschema:"minimum=0,maximum=100,default=20"`
 
-	// codes are the server's code mappings and in-app prefixes, set by the server
+	// Codes are the server's code mappings and in-app prefixes, set by the server
 	// (never by a client: the field is not part of the input schema). Backends pass
-	// the input to resolveViewOptions, which hands them to the view layer.
-	codes *event.CodeMap
-	// page: for the browser page (see SearchIssuesInput.page).
-	page bool
+	// the input to ResolveViewOptions, which hands them to the view layer.
+	Codes *event.CodeMap `json:"-"`
+	// Page: for the browser page (see SearchIssuesInput.Page).
+	Page bool `json:"-"`
 }
 
 // ListIssueEventsInput pages through an issue's events.
@@ -120,9 +126,10 @@ type ListIssueEventsInput struct {
 	IssueID      string `json:"issueId"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=100,default=25"`
 	Cursor       string `json:"cursor,omitempty"`
-	// page is set by the browser page (page.go), never by a client: text is marked
-	// for a person rather than cleaned for a model (see viewer.page).
-	page bool
+	// Page is set by the browser page (package page), never by a client (json:"-":
+	// it is not part of the input schema): text is marked for a person rather than
+	// cleaned for a model (see Viewer.Page).
+	Page bool `json:"-"`
 }
 
 // GetTagValuesInput names one tag of an issue.

@@ -1,4 +1,4 @@
-package errorserver
+package backend
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
-// markHidden is the page's counterpart of mcpkit.SanitizeText: every character that
+// MarkHidden is the page's counterpart of mcpkit.SanitizeText: every character that
 // SanitizeText would drop (bidirectional controls such as U+202E, zero-width and
 // other invisible characters, C0/C1 controls) is replaced by a visible escape such as
 // ⟨U+202E⟩. A model is best served by text without them; a person reading an event
 // should see that it carried them (a Trojan Source line, a spoofed file name), and
 // as escapes they can no longer reorder or hide what the page shows. Tab, newline and
 // carriage return stay; invalid UTF-8 becomes U+FFFD.
-func markHidden(s string) string {
+func MarkHidden(s string) string {
 	if mcpkit.SanitizeText(s) == s {
 		return s
 	}

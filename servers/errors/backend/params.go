@@ -1,4 +1,4 @@
-package errorserver
+package backend
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 // DefaultStatsPeriod is the search window when none is given (Sentry's UI default).
 const DefaultStatsPeriod = "14d"
 
-// timeWindow is a validated search window. Period is a relative window in one unit,
+// TimeWindow is a validated search window. Period is a relative window in one unit,
 // as Sentry's statsPeriod takes it (so the Sentry backend can pass it on), and empty
 // for an absolute window.
-type timeWindow struct {
+type TimeWindow struct {
 	Period     string
 	Start, End time.Time
 }
@@ -34,9 +34,9 @@ var periodUnits = map[string]time.Duration{"s": time.Second, "m": time.Minute, "
 // maxPeriod bounds a period: ten years.
 const maxPeriod = 10 * 365 * 24 * time.Hour
 
-// parsePeriod parses a statsPeriod (and the -24h of firstSeen:-24h): one or more groups
+// ParsePeriod parses a statsPeriod (and the -24h of firstSeen:-24h): one or more groups
 // of a number and a unit s, m, h, d or w, such as 24h, 90m, 6h30m or 3d.
-func parsePeriod(p string) (time.Duration, error) {
+func ParsePeriod(p string) (time.Duration, error) {
 	if !periodPattern.MatchString(p) {
 		return 0, fmt.Errorf("%w: statsPeriod %q is not a period: give numbers with units s, m, h, d or w, such as 90m, 6h30m, 24h or 3d", ErrInvalidInput, p)
 	}
@@ -69,8 +69,8 @@ func singleUnitPeriod(d time.Duration) string {
 	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 }
 
-// parseInstant accepts RFC 3339 with or without a zone (UTC assumed) and a bare date.
-func parseInstant(name, s string) (time.Time, error) {
+// ParseInstant accepts RFC 3339 with or without a zone (UTC assumed) and a bare date.
+func ParseInstant(name, s string) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), nil
@@ -79,50 +79,50 @@ func parseInstant(name, s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%w: %s %q is not a time: give RFC 3339 such as 2026-05-01T00:00:00Z or a date such as 2026-05-01", ErrInvalidInput, name, s)
 }
 
-// resolveWindow validates statsPeriod versus start/end and returns the window:
+// ResolveWindow validates statsPeriod versus start/end and returns the window:
 // statsPeriod is the period ending now (DefaultStatsPeriod when nothing is given);
 // start alone runs until now; start and end are an absolute window.
-func resolveWindow(period, start, end string, now time.Time) (timeWindow, error) {
+func ResolveWindow(period, start, end string, now time.Time) (TimeWindow, error) {
 	period, start, end = strings.TrimSpace(period), strings.TrimSpace(start), strings.TrimSpace(end)
 	if period != "" && (start != "" || end != "") {
-		return timeWindow{}, fmt.Errorf("%w: give statsPeriod, or start (and optionally end), not both", ErrInvalidInput)
+		return TimeWindow{}, fmt.Errorf("%w: give statsPeriod, or start (and optionally end), not both", ErrInvalidInput)
 	}
 	if end != "" && start == "" {
-		return timeWindow{}, fmt.Errorf("%w: end needs start: give start (alone it means until now) or statsPeriod such as 24h", ErrInvalidInput)
+		return TimeWindow{}, fmt.Errorf("%w: end needs start: give start (alone it means until now) or statsPeriod such as 24h", ErrInvalidInput)
 	}
 	if start != "" {
-		s, err := parseInstant("start", start)
+		s, err := ParseInstant("start", start)
 		if err != nil {
-			return timeWindow{}, err
+			return TimeWindow{}, err
 		}
 		e := now
 		if end != "" {
-			if e, err = parseInstant("end", end); err != nil {
-				return timeWindow{}, err
+			if e, err = ParseInstant("end", end); err != nil {
+				return TimeWindow{}, err
 			}
 			if !e.After(s) {
-				return timeWindow{}, fmt.Errorf("%w: end %s is not after start %s", ErrInvalidInput, end, start)
+				return TimeWindow{}, fmt.Errorf("%w: end %s is not after start %s", ErrInvalidInput, end, start)
 			}
 		} else if !now.After(s) {
-			return timeWindow{}, fmt.Errorf("%w: start %s is not before now (%s): give an earlier start, or an end too", ErrInvalidInput, start, fmtTime(now))
+			return TimeWindow{}, fmt.Errorf("%w: start %s is not before now (%s): give an earlier start, or an end too", ErrInvalidInput, start, FormatTime(now))
 		}
-		return timeWindow{Start: s, End: e}, nil
+		return TimeWindow{Start: s, End: e}, nil
 	}
 	if period == "" {
 		period = DefaultStatsPeriod
 	}
-	d, err := parsePeriod(period)
+	d, err := ParsePeriod(period)
 	if err != nil {
-		return timeWindow{}, err
+		return TimeWindow{}, err
 	}
 	if len(periodPart.FindAllString(period, -1)) > 1 {
 		period = singleUnitPeriod(d)
 	}
-	return timeWindow{Period: period, Start: now.Add(-d), End: now}, nil
+	return TimeWindow{Period: period, Start: now.Add(-d), End: now}, nil
 }
 
-// resolveLimit applies the default and checks the range of a page size.
-func resolveLimit(n int) (int, error) {
+// ResolveLimit applies the default and checks the range of a page size.
+func ResolveLimit(n int) (int, error) {
 	if n < 0 || n > MaxLimit {
 		return 0, fmt.Errorf("%w: limit %d is out of range: give 1 to %d (0 means %d)", ErrInvalidInput, n, MaxLimit, DefaultLimit)
 	}
@@ -135,7 +135,7 @@ func resolveLimit(n int) (int, error) {
 // Sort orders accepted by SearchIssues.
 var sortOrders = []string{"date", "new", "freq", "user"}
 
-func resolveSort(s string) (string, error) {
+func ResolveSort(s string) (string, error) {
 	if s == "" {
 		return "date", nil
 	}
@@ -149,23 +149,23 @@ func resolveSort(s string) (string, error) {
 
 var idPattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
 
-// checkID validates an issue id, short id, project slug or organization slug: these
+// CheckID validates an issue id, short id, project slug or organization slug: these
 // become URL path segments, so anything else is refused before a request is built.
-func checkID(name, id string) error {
+func CheckID(name, id string) error {
 	if id == "" {
 		return fmt.Errorf("%w: %s is required", ErrInvalidInput, name)
 	}
 	if !idPattern.MatchString(id) {
-		return fmt.Errorf("%w: %s %q is not an id: use letters, digits, '-', '_' and '.' as list results show them", ErrInvalidInput, name, truncateForError(id))
+		return fmt.Errorf("%w: %s %q is not an id: use letters, digits, '-', '_' and '.' as list results show them", ErrInvalidInput, name, TruncateForError(id))
 	}
 	return nil
 }
 
-var eventIDPattern = lazyregexp.New(`^[0-9a-fA-F]{32}$`)
+var EventIDPattern = lazyregexp.New(`^[0-9a-fA-F]{32}$`)
 
-// normalizeEventRef accepts latest, oldest, recommended (as latest) or an event id
+// NormalizeEventRef accepts latest, oldest, recommended (as latest) or an event id
 // with or without dashes, and returns latest, oldest or 32 lower-case hex digits.
-func normalizeEventRef(ref string) (string, error) {
+func NormalizeEventRef(ref string) (string, error) {
 	switch r := strings.ToLower(strings.TrimSpace(ref)); r {
 	case "", "latest", "recommended":
 		return "latest", nil
@@ -173,16 +173,16 @@ func normalizeEventRef(ref string) (string, error) {
 		return "oldest", nil
 	default:
 		id := strings.ReplaceAll(r, "-", "")
-		if eventIDPattern.MatchString(id) {
+		if EventIDPattern.MatchString(id) {
 			return id, nil
 		}
 	}
-	return "", fmt.Errorf("%w: eventId %q is not latest, oldest or a 32-character hex event id", ErrInvalidInput, truncateForError(ref))
+	return "", fmt.Errorf("%w: eventId %q is not latest, oldest or a 32-character hex event id", ErrInvalidInput, TruncateForError(ref))
 }
 
-// truncateForError keeps echoed input short and free of hidden characters in error
+// TruncateForError keeps echoed input short and free of hidden characters in error
 // messages.
-func truncateForError(s string) string {
+func TruncateForError(s string) string {
 	out, cut := mcpkit.CleanText(s, 60)
 	if cut {
 		out += "..."

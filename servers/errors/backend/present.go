@@ -1,4 +1,4 @@
-package errorserver
+package backend
 
 import (
 	"context"
@@ -9,46 +9,47 @@ import (
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
-// presenter is the Backend the tools, the resource and the prompt call: it wraps the
+// Presenter is the Backend the tools, the resource and the prompt call: it wraps the
 // real backend and adds what belongs to the server rather than to a backend: the
 // code mappings (handed to the view layer through GetEventInput), the server's
 // current time on every result with timestamps, and, over the local store, the DSN
 // applications send to.
-type presenter struct {
+type Presenter struct {
 	Backend
-	codes *event.CodeMap
-	now   func() time.Time
-	dsn   string // the local store's DSN; empty for Sentry
+	Codes *event.CodeMap
+	Now   func() time.Time
+	DSN   string // the local store's DSN; empty for Sentry
 }
 
-func newPresenter(cfg Config, b Backend) *presenter {
-	now := cfg.Now
+// NewPresenter wraps b with the server's code mappings and in-app prefixes, the
+// local store's DSN (empty for Sentry) and its clock (nil: time.Now).
+func NewPresenter(b Backend, mappings []event.CodeMapping, inApp []string, dsn string, now func() time.Time) *Presenter {
 	if now == nil {
 		now = time.Now
 	}
-	return &presenter{Backend: b, codes: event.NewCodeMap(cfg.CodeMappings, cfg.InApp), now: now, dsn: cfg.LocalDSN}
+	return &Presenter{Backend: b, Codes: event.NewCodeMap(mappings, inApp), Now: now, DSN: dsn}
 }
 
-func (p *presenter) stamp() string { return fmtTime(p.now()) }
+func (p *Presenter) stamp() string { return FormatTime(p.Now()) }
 
 // projectDSN is the local DSN with project id at its end.
-func (p *presenter) projectDSN(id string) string {
-	u, err := url.Parse(p.dsn)
+func (p *Presenter) projectDSN(id string) string {
+	u, err := url.Parse(p.DSN)
 	if err != nil || id == "" {
-		return p.dsn
+		return p.DSN
 	}
 	u.Path = "/" + url.PathEscape(id)
 	return u.String()
 }
 
 // emptyNotice says how to send events to the empty local store.
-func (p *presenter) emptyNotice() string {
-	return fmt.Sprintf("The local store has no events yet. To send some, set an application's Sentry DSN (or SENTRY_DSN) to %s (any project number works at the end); events sent with another DSN key are refused.", p.dsn)
+func (p *Presenter) emptyNotice() string {
+	return fmt.Sprintf("The local store has no events yet. To send some, set an application's Sentry DSN (or SENTRY_DSN) to %s (any project number works at the end); events sent with another DSN key are refused.", p.DSN)
 }
 
 // storeEmpty reports whether the local store holds no project at all.
-func (p *presenter) storeEmpty(ctx context.Context) bool {
-	if p.dsn == "" {
+func (p *Presenter) storeEmpty(ctx context.Context) bool {
+	if p.DSN == "" {
 		return false
 	}
 	list, err := p.Backend.ListProjects(ctx, ListProjectsInput{})
@@ -62,9 +63,9 @@ func addNotice(old, more string) string {
 	return old + " " + more
 }
 
-func (p *presenter) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+func (p *Presenter) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
 	out, err := p.Backend.ListProjects(ctx, in)
-	if err != nil || p.dsn == "" {
+	if err != nil || p.DSN == "" {
 		return out, err
 	}
 	for i := range out.Projects {
@@ -80,18 +81,18 @@ func (p *presenter) ListProjects(ctx context.Context, in ListProjectsInput) (*Pr
 // in-app prefixes, from its latest event; "" when they are not configured or the
 // event cannot be read. (The store computes culprits when events arrive, with the
 // SDK's in_app; Sentry applies its own in-app rules, so its culprits stay.)
-func (p *presenter) localCulprit(ctx context.Context, issueID string) string {
-	if p.dsn == "" || p.codes == nil || len(p.codes.InApp) == 0 {
+func (p *Presenter) localCulprit(ctx context.Context, issueID string) string {
+	if p.DSN == "" || p.Codes == nil || len(p.Codes.InApp) == 0 {
 		return ""
 	}
-	ev, err := p.Backend.GetEvent(ctx, GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, codes: p.codes})
+	ev, err := p.Backend.GetEvent(ctx, GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, Codes: p.Codes})
 	if err != nil {
 		return ""
 	}
 	return ev.Culprit
 }
 
-func (p *presenter) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
+func (p *Presenter) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
 	out, err := p.Backend.SearchIssues(ctx, in)
 	if err != nil {
 		return out, err
@@ -108,7 +109,7 @@ func (p *presenter) SearchIssues(ctx context.Context, in SearchIssuesInput) (*Is
 	return out, nil
 }
 
-func (p *presenter) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+func (p *Presenter) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
 	out, err := p.Backend.GetIssue(ctx, in)
 	if err != nil {
 		return out, err
@@ -154,8 +155,8 @@ func compactTagSummary(d *IssueDetail) {
 	}
 }
 
-func (p *presenter) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
-	in.codes = p.codes
+func (p *Presenter) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
+	in.Codes = p.Codes
 	out, err := p.Backend.GetEvent(ctx, in)
 	if err != nil {
 		return out, err
@@ -164,7 +165,7 @@ func (p *presenter) GetEvent(ctx context.Context, in GetEventInput) (*Event, err
 	return out, nil
 }
 
-func (p *presenter) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+func (p *Presenter) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
 	out, err := p.Backend.ListIssueEvents(ctx, in)
 	if err != nil {
 		return out, err
@@ -173,7 +174,7 @@ func (p *presenter) ListIssueEvents(ctx context.Context, in ListIssueEventsInput
 	return out, nil
 }
 
-func (p *presenter) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+func (p *Presenter) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
 	out, err := p.Backend.GetTagValues(ctx, in)
 	if err != nil {
 		return out, err

@@ -1,4 +1,4 @@
-package errorserver
+package backend
 
 import "github.com/mcpkit/reference/pkg/mcpkit"
 

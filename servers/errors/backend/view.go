@@ -1,4 +1,4 @@
-package errorserver
+package backend
 
 import (
 	"encoding/json"
@@ -18,19 +18,19 @@ import (
 // Size caps, in bytes, for each kind of text shown to a model. They keep one event to
 // a few tens of kilobytes however large the SDK's payload was.
 const (
-	capTitle       = 500
-	capMessage     = 8 << 10
+	CapTitle       = 500
+	CapMessage     = 8 << 10
 	capExcValue    = 4 << 10
-	capName        = 300 // types, functions, modules, files, tag and context values
-	capCodeLine    = 300
-	capVarValue    = 300
+	CapName        = 300 // types, functions, modules, files, tag and context values
+	CapCodeLine    = 300
+	CapVarValue    = 300
 	capCrumbText   = 1 << 10
 	capHeaderValue = 500
 	capBody        = 4 << 10
 	capExtraValue  = 1 << 10
 
-	maxContextFrames = 5  // in-app frames that get source lines
-	maxContextLines  = 11 // per frame: the line and 5 either side
+	MaxContextFrames = 5  // in-app frames that get source lines
+	MaxContextLines  = 11 // per frame: the line and 5 either side
 	maxVarFrames     = 3  // in-app frames that get variables
 	maxVars          = 20
 	maxCrumbData     = 10
@@ -43,11 +43,11 @@ const (
 	maxExceptions    = 10
 )
 
-// viewer turns untrusted event data into display values and remembers what it cut.
-type viewer struct {
+// Viewer turns untrusted event data into display values and remembers what it cut.
+type Viewer struct {
 	textCut bool
 	hints   []string
-	// codes map frame files to local paths and decide in-app frames (nil: the SDK's).
+	// Codes map frame files to local paths and decide in-app frames (nil: the SDK's).
 	codes *event.CodeMap
 	// mapped counts frames given a local path; firstFrame is the first frame shown
 	// with a file, for the notice on how to add a code mapping.
@@ -57,15 +57,15 @@ type viewer struct {
 	// characters are shown as visible escapes (markHidden) instead of dropped, so a
 	// person sees that an event carried them, and a mapped frame keeps the file the
 	// SDK reported beside its local path.
-	page bool
+	Page bool
 }
 
-// text strips invisible and bidirectional characters and caps s at max bytes.
-func (v *viewer) text(s string, max int) string {
+// Text strips invisible and bidirectional characters and caps s at max bytes.
+func (v *Viewer) Text(s string, max int) string {
 	var out string
 	var cut bool
-	if v.page {
-		out, cut = mcpkit.TruncateText(markHidden(s), max)
+	if v.Page {
+		out, cut = mcpkit.TruncateText(MarkHidden(s), max)
 	} else {
 		out, cut = mcpkit.CleanText(s, max)
 	}
@@ -75,35 +75,35 @@ func (v *viewer) text(s string, max int) string {
 	return out
 }
 
-// secretText is text that may hold inline secrets: redacted, then cleaned.
-func (v *viewer) secretText(s string, max int) string { return v.text(event.RedactText(s), max) }
+// SecretText is text that may hold inline secrets: redacted, then cleaned.
+func (v *Viewer) SecretText(s string, max int) string { return v.Text(event.RedactText(s), max) }
 
-// tagValue renders the value of tag key for a tool result: redacted by redactValue,
+// TagValue renders the value of tag key for a tool result: redacted by redactValue,
 // then cleaned and capped. Every view of a tag value goes through it on both backends
 // (get_event's tags, environment, release and transaction; get_issue's tag summary;
 // get_tag_values; list_issue_events; the issue resource), so no view shows a value
 // that another one redacts.
-func (v *viewer) tagValue(key, value string) string {
-	return v.text(event.RedactValue(key, value), capName)
+func (v *Viewer) TagValue(key, value string) string {
+	return v.Text(event.RedactValue(key, value), CapName)
 }
 
-// countedTagValue is one counted value of tag key (get_issue's summary, get_tag_values).
-func (v *viewer) countedTagValue(key, value string, count int64, first, last time.Time) TagValue {
-	return TagValue{Value: v.tagValue(key, value), Count: count, FirstSeen: fmtTime(first), LastSeen: fmtTime(last)}
+// CountedTagValue is one counted value of tag key (get_issue's summary, get_tag_values).
+func (v *Viewer) CountedTagValue(key, value string, count int64, first, last time.Time) TagValue {
+	return TagValue{Value: v.TagValue(key, value), Count: count, FirstSeen: FormatTime(first), LastSeen: FormatTime(last)}
 }
 
-// jsonText renders a decoded JSON value (already redacted) compactly for display,
+// JSONText renders a decoded JSON value (already redacted) compactly for display,
 // with mcpkit's one JSON encoding: <, > and & stay as they are (the page escapes its
-// text through html/template).
-func (v *viewer) jsonText(x any, max int) string {
+// Text through html/template).
+func (v *Viewer) JSONText(x any, max int) string {
 	s, err := mcpkit.JSONText(x)
 	if err != nil {
-		return v.text(fmt.Sprint(x), max)
+		return v.Text(fmt.Sprint(x), max)
 	}
-	return v.text(s, max)
+	return v.Text(s, max)
 }
 
-func (v *viewer) finish(t *mcpkit.Truncation) {
+func (v *Viewer) Finish(t *mcpkit.Truncation) {
 	if v.textCut {
 		v.hints = append(v.hints, "some long texts were cut at fixed sizes")
 	}
@@ -118,27 +118,27 @@ func (v *viewer) finish(t *mcpkit.Truncation) {
 	}
 }
 
-// fmtTime renders a time for a tool result: RFC 3339 in UTC with milliseconds.
-func fmtTime(t time.Time) string {
+// FormatTime renders a time for a tool result: RFC 3339 in UTC with milliseconds.
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-type viewOptions struct {
+type ViewOptions struct {
 	MaxFrames      int
 	MaxBreadcrumbs int
-	// codes are the code mappings and in-app prefixes (nil: none), passed from the
+	// Codes are the code mappings and in-app prefixes (nil: none), passed from the
 	// server's configuration through GetEventInput.
-	codes *event.CodeMap
+	Codes *event.CodeMap
 	// page: rendered for the browser page (see viewer.page).
 	page bool
 }
 
-// resolveViewOptions validates GetEventInput's caps and applies defaults.
-func resolveViewOptions(in GetEventInput) (viewOptions, error) {
-	o := viewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs, codes: in.codes, page: in.page}
+// ResolveViewOptions validates GetEventInput's caps and applies defaults.
+func ResolveViewOptions(in GetEventInput) (ViewOptions, error) {
+	o := ViewOptions{MaxFrames: in.MaxFrames, MaxBreadcrumbs: in.MaxBreadcrumbs, Codes: in.Codes, page: in.Page}
 	if o.MaxFrames < 0 || o.MaxFrames > MaxFrames {
 		return o, fmt.Errorf("%w: maxFrames %d is out of range: give 1 to %d (0 means %d)", ErrInvalidInput, o.MaxFrames, MaxFrames, DefaultMaxFrames)
 	}
@@ -154,25 +154,25 @@ func resolveViewOptions(in GetEventInput) (viewOptions, error) {
 	return o, nil
 }
 
-// viewEvent builds the tool result for one event.
-func viewEvent(e *event.Event, opt viewOptions) *Event {
-	v := &viewer{codes: opt.codes, page: opt.page}
+// ViewEvent builds the tool result for one event.
+func ViewEvent(e *event.Event, opt ViewOptions) *Event {
+	v := &Viewer{codes: opt.Codes, Page: opt.page}
 	out := &Event{
-		ID:          v.text(e.ID, capName),
-		IssueID:     v.text(e.IssueID, capName),
-		Project:     v.text(e.Project, capName),
-		Timestamp:   fmtTime(e.Timestamp),
-		Title:       v.secretText(e.Title, capTitle),
-		Message:     v.secretText(e.Message, capMessage),
-		Level:       v.text(e.Level, capName),
-		Platform:    v.text(e.Platform, capName),
-		Culprit:     v.text(e.Culprit, capName),
-		Transaction: v.tagValue("transaction", e.Transaction),
-		Release:     v.tagValue("release", event.FirstNonEmpty(e.Release, e.Tag("release"))),
-		Environment: v.tagValue("environment", event.FirstNonEmpty(e.Environment, e.Tag("environment"))),
+		ID:          v.Text(e.ID, CapName),
+		IssueID:     v.Text(e.IssueID, CapName),
+		Project:     v.Text(e.Project, CapName),
+		Timestamp:   FormatTime(e.Timestamp),
+		Title:       v.SecretText(e.Title, CapTitle),
+		Message:     v.SecretText(e.Message, CapMessage),
+		Level:       v.Text(e.Level, CapName),
+		Platform:    v.Text(e.Platform, CapName),
+		Culprit:     v.Text(e.Culprit, CapName),
+		Transaction: v.TagValue("transaction", e.Transaction),
+		Release:     v.TagValue("release", event.FirstNonEmpty(e.Release, e.Tag("release"))),
+		Environment: v.TagValue("environment", event.FirstNonEmpty(e.Environment, e.Tag("environment"))),
 	}
-	if c := opt.codes.Culprit(e); c != "" {
-		out.Culprit = v.text(c, capName)
+	if c := opt.Codes.Culprit(e); c != "" {
+		out.Culprit = v.Text(c, CapName)
 	}
 	excs := e.Exceptions
 	if len(excs) > maxExceptions {
@@ -183,24 +183,24 @@ func viewEvent(e *event.Event, opt viewOptions) *Event {
 	framesCut := false
 	for i := len(excs) - 1; i >= 0; i-- {
 		x := excs[i]
-		frames, omitted := v.frames(opt.codes.ApplyInApp(x.Frames), opt.MaxFrames)
+		frames, omitted := v.frames(opt.Codes.ApplyInApp(x.Frames), opt.MaxFrames)
 		framesCut = framesCut || omitted > 0
 		out.Exceptions = append(out.Exceptions, Exception{
-			Type:          v.text(x.Type, capName),
-			Value:         v.secretText(x.Value, capExcValue),
-			Module:        v.text(x.Module, capName),
-			Mechanism:     v.text(x.Mechanism, capName),
+			Type:          v.Text(x.Type, CapName),
+			Value:         v.SecretText(x.Value, capExcValue),
+			Module:        v.Text(x.Module, CapName),
+			Mechanism:     v.Text(x.Mechanism, CapName),
 			Handled:       x.Handled,
 			Frames:        frames,
 			FramesOmitted: omitted,
 		})
 	}
 	if len(e.Stacktrace) > 0 {
-		out.Stacktrace, out.FramesOmitted = v.frames(opt.codes.ApplyInApp(e.Stacktrace), opt.MaxFrames)
+		out.Stacktrace, out.FramesOmitted = v.frames(opt.Codes.ApplyInApp(e.Stacktrace), opt.MaxFrames)
 		framesCut = framesCut || out.FramesOmitted > 0
 	}
 	if v.mapped == 0 && v.firstFrame != nil {
-		out.Notice = v.mappingNotice(v.firstFrame, opt.codes != nil && len(opt.codes.Local) > 0)
+		out.Notice = v.mappingNotice(v.firstFrame, opt.Codes != nil && len(opt.Codes.Local) > 0)
 	}
 	if framesCut {
 		v.hints = append(v.hints, fmt.Sprintf("stack frames cut at maxFrames=%d (in-app frames kept first): call again with a larger maxFrames (up to %d) for more", opt.MaxFrames, MaxFrames))
@@ -213,17 +213,17 @@ func viewEvent(e *event.Event, opt viewOptions) *Event {
 	}
 	for _, b := range crumbs {
 		out.Breadcrumbs = append(out.Breadcrumbs, Breadcrumb{
-			Timestamp: fmtTime(b.Timestamp),
-			Type:      v.text(b.Type, capName),
-			Category:  v.text(b.Category, capName),
-			Level:     v.text(b.Level, capName),
-			Message:   v.secretText(b.Message, capCrumbText),
-			Data:      v.anyMap(b.Data, maxCrumbData, capVarValue),
+			Timestamp: FormatTime(b.Timestamp),
+			Type:      v.Text(b.Type, CapName),
+			Category:  v.Text(b.Category, CapName),
+			Level:     v.Text(b.Level, CapName),
+			Message:   v.SecretText(b.Message, capCrumbText),
+			Data:      v.anyMap(b.Data, maxCrumbData, CapVarValue),
 		})
 	}
 	out.Request = v.request(e.Request)
 	if u := e.User; u != nil && *u != (event.User{}) {
-		out.User = &User{ID: v.text(u.ID, capName), Username: v.text(u.Username, capName), Email: v.text(u.Email, capName), IP: v.text(u.IP, capName)}
+		out.User = &User{ID: v.Text(u.ID, CapName), Username: v.Text(u.Username, CapName), Email: v.Text(u.Email, CapName), IP: v.Text(u.IP, CapName)}
 	}
 	tags := slices.Clone(e.Tags)
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
@@ -235,7 +235,7 @@ func viewEvent(e *event.Event, opt viewOptions) *Event {
 		"environment": out.Environment, "release": out.Release, "level": out.Level, "transaction": out.Transaction,
 	}
 	if out.User != nil {
-		shown["user"] = v.text(e.User.Label(), capName)
+		shown["user"] = v.Text(e.User.Label(), CapName)
 	}
 	if out.Request != nil {
 		shown["url"] = out.Request.URL
@@ -248,7 +248,7 @@ func viewEvent(e *event.Event, opt viewOptions) *Event {
 	}
 	out.Contexts = v.contexts(e.Contexts)
 	for _, t := range tags {
-		tag := Tag{Key: v.text(t.Key, capName), Value: v.tagValue(t.Key, t.Value)}
+		tag := Tag{Key: v.Text(t.Key, CapName), Value: v.TagValue(t.Key, t.Value)}
 		if s, ok := shown[tag.Key]; ok && s == tag.Value && s != "" {
 			continue
 		}
@@ -258,7 +258,7 @@ func viewEvent(e *event.Event, opt viewOptions) *Event {
 		out.Tags = append(out.Tags, tag)
 	}
 	out.Extra = v.anyMap(e.Extra, maxExtra, capExtraValue)
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out
 }
 
@@ -294,7 +294,7 @@ func orderFrames(frames []event.Frame) []event.Frame {
 	return out
 }
 
-func (v *viewer) frames(in []event.Frame, max int) ([]Frame, int) {
+func (v *Viewer) frames(in []event.Frame, max int) ([]Frame, int) {
 	if len(in) == 0 {
 		return nil, 0
 	}
@@ -309,9 +309,9 @@ func (v *viewer) frames(in []event.Frame, max int) ([]Frame, int) {
 	for i := range ordered {
 		f := &ordered[i]
 		fr := Frame{
-			Function: v.text(f.Function, capName),
-			Module:   v.text(f.Module, capName),
-			File:     v.text(event.FirstNonEmpty(f.Filename, f.AbsPath), capName),
+			Function: v.Text(f.Function, CapName),
+			Module:   v.Text(f.Module, CapName),
+			File:     v.Text(event.FirstNonEmpty(f.Filename, f.AbsPath), CapName),
 			Line:     f.Line,
 			Column:   f.Column,
 			InApp:    f.InApp,
@@ -321,23 +321,23 @@ func (v *viewer) frames(in []event.Frame, max int) ([]Frame, int) {
 		}
 		if p := v.codes.LocalPath(f); p != "" {
 			// The local path says everything the build path did.
-			fr.Path = v.text(p, capName*2)
-			if !v.page {
+			fr.Path = v.Text(p, CapName*2)
+			if !v.Page {
 				fr.File = ""
 			}
 			v.mapped++
 		} else if r := v.codes.RepoPath(f); r != "" {
-			fr.Repo = v.text(r, capName*2)
+			fr.Repo = v.Text(r, CapName*2)
 		}
 		if fr.Module != "" && moduleInFile(fr.Module, event.FirstNonEmpty(f.Filename, f.AbsPath)) {
 			fr.Module = "" // example.com/shop/checkout of example.com/shop/checkout/payment.go
 		}
 		if f.InApp {
-			if inApp < maxContextFrames {
+			if inApp < MaxContextFrames {
 				fr.Context = v.context(f.Context, f.Line)
 			}
 			if inApp < maxVarFrames {
-				fr.Vars = v.anyMap(f.Vars, maxVars, capVarValue)
+				fr.Vars = v.anyMap(f.Vars, maxVars, CapVarValue)
 			}
 			inApp++
 		}
@@ -355,30 +355,30 @@ func moduleInFile(module, file string) bool {
 }
 
 // context keeps at most maxContextLines source lines centred on the frame's line.
-func (v *viewer) context(lines []event.ContextLine, current int) []ContextLine {
+func (v *Viewer) context(lines []event.ContextLine, current int) []ContextLine {
 	if len(lines) == 0 {
 		return nil
 	}
 	at := slices.IndexFunc(lines, func(l event.ContextLine) bool { return l.Line == current })
 	lo, hi := 0, len(lines)
-	if len(lines) > maxContextLines {
+	if len(lines) > MaxContextLines {
 		if at < 0 {
 			at = len(lines) / 2
 		}
-		lo = max(0, at-maxContextLines/2)
-		hi = min(len(lines), lo+maxContextLines)
-		lo = max(0, hi-maxContextLines)
+		lo = max(0, at-MaxContextLines/2)
+		hi = min(len(lines), lo+MaxContextLines)
+		lo = max(0, hi-MaxContextLines)
 	}
 	out := make([]ContextLine, 0, hi-lo)
 	for _, l := range lines[lo:hi] {
-		out = append(out, ContextLine{Line: l.Line, Code: v.secretText(l.Code, capCodeLine), Current: l.Line == current && current != 0})
+		out = append(out, ContextLine{Line: l.Line, Code: v.SecretText(l.Code, CapCodeLine), Current: l.Line == current && current != 0})
 	}
 	return out
 }
 
 // anyMap renders a map of decoded JSON values: keys sorted, secret-looking keys
 // redacted at any depth, values as compact JSON text (strings as themselves).
-func (v *viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]string {
+func (v *Viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
@@ -395,36 +395,36 @@ func (v *viewer) anyMap(m map[string]any, maxKeys, capValue int) map[string]stri
 	for _, k := range keys {
 		val := event.RedactAny(k, m[k])
 		if s, ok := val.(string); ok {
-			out[v.text(k, capName)] = v.text(s, capValue)
+			out[v.Text(k, CapName)] = v.Text(s, capValue)
 		} else {
-			out[v.text(k, capName)] = v.jsonText(val, capValue)
+			out[v.Text(k, CapName)] = v.JSONText(val, capValue)
 		}
 	}
 	return out
 }
 
-func (v *viewer) pairs(in []event.Pair, maxN, capValue int) map[string]string {
+func (v *Viewer) pairs(in []event.Pair, maxN, capValue int) map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
 	in = event.RedactPairs(in)
 	out := map[string]string{}
 	for _, p := range in {
-		k := v.text(p.Key, capName)
+		k := v.Text(p.Key, CapName)
 		if _, dup := out[k]; !dup && len(out) >= maxN {
 			v.hints = append(v.hints, fmt.Sprintf("request headers or query cut at %d entries", maxN))
 			break
 		}
-		val := v.text(p.Value, capValue)
+		val := v.Text(p.Value, capValue)
 		if prev, dup := out[k]; dup {
-			val = v.text(prev+", "+val, capValue)
+			val = v.Text(prev+", "+val, capValue)
 		}
 		out[k] = val
 	}
 	return out
 }
 
-func (v *viewer) request(r *event.Request) *Request {
+func (v *Viewer) request(r *event.Request) *Request {
 	if r == nil {
 		return nil
 	}
@@ -434,11 +434,11 @@ func (v *viewer) request(r *event.Request) *Request {
 		q = urlQuery
 	}
 	out := &Request{
-		Method:  v.text(r.Method, capName),
-		URL:     v.text(u, capName*2),
-		Query:   v.pairs(q, maxQuery, capVarValue),
+		Method:  v.Text(r.Method, CapName),
+		URL:     v.Text(u, CapName*2),
+		Query:   v.pairs(q, maxQuery, CapVarValue),
 		Headers: v.pairs(r.Headers, maxHeaders, capHeaderValue),
-		Data:    v.body(r.Data),
+		Data:    v.Body(r.Data),
 	}
 	if out.Method == "" && out.URL == "" && len(out.Query) == 0 && len(out.Headers) == 0 && out.Data == "" {
 		return nil
@@ -446,9 +446,9 @@ func (v *viewer) request(r *event.Request) *Request {
 	return out
 }
 
-// body renders a request body: structured data is redacted by key; a string is parsed
+// Body renders a request body: structured data is redacted by key; a string is parsed
 // as JSON or a form if it is one, and otherwise redacted as free text.
-func (v *viewer) body(d any) string {
+func (v *Viewer) Body(d any) string {
 	switch x := d.(type) {
 	case nil:
 		return ""
@@ -456,10 +456,10 @@ func (v *viewer) body(d any) string {
 		var parsed any
 		if err := json.Unmarshal([]byte(x), &parsed); err == nil {
 			if _, isObj := parsed.(map[string]any); isObj {
-				return v.jsonText(event.RedactAny("", parsed), capBody)
+				return v.JSONText(event.RedactAny("", parsed), capBody)
 			}
 			if _, isArr := parsed.([]any); isArr {
-				return v.jsonText(event.RedactAny("", parsed), capBody)
+				return v.JSONText(event.RedactAny("", parsed), capBody)
 			}
 		}
 		if strings.Contains(x, "=") && !strings.ContainsAny(x, " \n{") {
@@ -467,15 +467,15 @@ func (v *viewer) body(d any) string {
 			for _, p := range event.RedactQueryString(x) {
 				parts = append(parts, p.Key+"="+p.Value)
 			}
-			return v.text(strings.Join(parts, "&"), capBody)
+			return v.Text(strings.Join(parts, "&"), capBody)
 		}
-		return v.secretText(x, capBody)
+		return v.SecretText(x, capBody)
 	default:
-		return v.jsonText(event.RedactAny("", x), capBody)
+		return v.JSONText(event.RedactAny("", x), capBody)
 	}
 }
 
-func (v *viewer) contexts(in map[string]event.Context) map[string]map[string]string {
+func (v *Viewer) contexts(in map[string]event.Context) map[string]map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
@@ -493,8 +493,8 @@ func (v *viewer) contexts(in map[string]event.Context) map[string]map[string]str
 		if event.IsSecretKey(n) {
 			continue
 		}
-		if m := v.anyMap(in[n], maxContextKeys, capName); len(m) > 0 {
-			out[v.text(n, capName)] = m
+		if m := v.anyMap(in[n], maxContextKeys, CapName); len(m) > 0 {
+			out[v.Text(n, CapName)] = m
 		}
 	}
 	if len(out) == 0 {
@@ -506,7 +506,7 @@ func (v *viewer) contexts(in map[string]event.Context) map[string]map[string]str
 // mappingNotice says how to get local paths when frames carry files but none was
 // mapped: it names the directory of the first frame's file as a stack root to map.
 // A frame whose absolute path exists on this machine needs no mapping.
-func (v *viewer) mappingNotice(first *event.Frame, configured bool) string {
+func (v *Viewer) mappingNotice(first *event.Frame, configured bool) string {
 	if filepath.IsAbs(first.AbsPath) {
 		if _, err := os.Stat(first.AbsPath); err == nil {
 			return ""
@@ -525,7 +525,7 @@ func (v *viewer) mappingNotice(first *event.Frame, configured bool) string {
 	if i := strings.LastIndexByte(dir, '/'); i > 0 {
 		dir = dir[:i+1]
 	}
-	dir = v.text(dir, capName)
+	dir = v.Text(dir, CapName)
 	what := "no code mapping covers"
 	if !configured {
 		what = "no code mappings are set for"

@@ -1,6 +1,7 @@
-package errorserver
+package backend
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,11 +26,11 @@ func TestViewSanitizesUntrustedText(t *testing.T) {
 		Tags:        []event.Pair{{Key: "tenant", Value: "acme\U000E0041\U000E0042"}},
 		Breadcrumbs: []event.Breadcrumb{{Message: "step\u2028two"}},
 	}
-	ev := viewEvent(e, viewOptions{MaxFrames: 10, MaxBreadcrumbs: 10})
+	ev := ViewEvent(e, ViewOptions{MaxFrames: 10, MaxBreadcrumbs: 10})
 	if ev.Title != "Error: gnp.exe click" {
 		t.Errorf("title = %q", ev.Title)
 	}
-	if strings.ContainsRune(ev.Message, '\u200b') || len(ev.Message) > capMessage {
+	if strings.ContainsRune(ev.Message, '\u200b') || len(ev.Message) > CapMessage {
 		t.Errorf("message not cleaned or capped: %d bytes", len(ev.Message))
 	}
 	x := ev.Exceptions[0]
@@ -43,8 +44,8 @@ func TestViewSanitizesUntrustedText(t *testing.T) {
 	if got := f.Vars["password"]; got != event.Redacted {
 		t.Errorf("var named password (hidden by a bidi override) = %q, want redacted", got)
 	}
-	if v := f.Vars["v"]; len(v) > capVarValue {
-		t.Errorf("var value %d bytes, cap %d", len(v), capVarValue)
+	if v := f.Vars["v"]; len(v) > CapVarValue {
+		t.Errorf("var value %d bytes, cap %d", len(v), CapVarValue)
 	}
 	if ev.Tags[0].Value != "acme" {
 		t.Errorf("tag value = %q, want tag characters removed", ev.Tags[0].Value)
@@ -63,7 +64,7 @@ func TestViewOrdersFramesInAppFirstAndCapsThem(t *testing.T) {
 		frames = append(frames, event.Frame{Function: spec.fn, InApp: spec.inApp, Line: i + 1})
 	}
 	e := &event.Event{ID: "x", Exceptions: []event.Exception{{Type: "E", Frames: frames}}}
-	ev := viewEvent(e, viewOptions{MaxFrames: 4, MaxBreadcrumbs: 1})
+	ev := ViewEvent(e, ViewOptions{MaxFrames: 4, MaxBreadcrumbs: 1})
 	var got []string
 	for _, f := range ev.Exceptions[0].Frames {
 		got = append(got, f.Function)
@@ -81,14 +82,14 @@ func TestViewKeepsTheMostRecentBreadcrumbs(t *testing.T) {
 	for i := range 30 {
 		e.Breadcrumbs = append(e.Breadcrumbs, event.Breadcrumb{Message: string(rune('a' + i%26))})
 	}
-	ev := viewEvent(e, viewOptions{MaxFrames: 1, MaxBreadcrumbs: 3})
+	ev := ViewEvent(e, ViewOptions{MaxFrames: 1, MaxBreadcrumbs: 3})
 	if len(ev.Breadcrumbs) != 3 || ev.BreadcrumbsOmitted != 27 || ev.Breadcrumbs[2].Message != "d" {
 		t.Errorf("breadcrumbs = %+v omitted %d, want the last three (b c d) and 27 omitted", ev.Breadcrumbs, ev.BreadcrumbsOmitted)
 	}
 }
 
 func TestRequestBodyRedaction(t *testing.T) {
-	v := &viewer{}
+	v := &Viewer{}
 	cases := []struct {
 		in   any
 		want string
@@ -99,8 +100,10 @@ func TestRequestBodyRedaction(t *testing.T) {
 		{"free text with token=abc", "free text with token=[redacted]"},
 	}
 	for _, tc := range cases {
-		if got := v.body(tc.in); got != tc.want {
+		if got := v.Body(tc.in); got != tc.want {
 			t.Errorf("body(%v)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
 	}
 }
+
+func hexID(n int) string { return fmt.Sprintf("%032x", n) }

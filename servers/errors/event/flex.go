@@ -1,4 +1,4 @@
-package errorserver
+package event
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpkit/reference/servers/errors/event"
 	json "github.com/segmentio/encoding/json"
 )
 
@@ -18,31 +17,31 @@ import (
 // lenient types accept every shape seen in the protocol documentation instead of
 // rejecting a whole event for one oddly typed field.
 
-// flexString accepts a string, number, boolean or null; an object or array becomes its
+// FlexString accepts a string, number, boolean or null; an object or array becomes its
 // compact JSON text.
-type flexString string
+type FlexString string
 
-func (s *flexString) UnmarshalJSON(b []byte) error {
+func (s *FlexString) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case len(b) == 0 || string(b) == "null":
 		*s = ""
 	case b[0] == '"' && len(b) >= 2 && b[len(b)-1] == '"' && plainJSONString(b[1:len(b)-1]):
-		*s = flexString(b[1 : len(b)-1]) // nothing to unescape: skip the decoder
+		*s = FlexString(b[1 : len(b)-1]) // nothing to unescape: skip the decoder
 	case b[0] == '"':
 		var v string
 		if err := json.Unmarshal(b, &v); err != nil {
 			return err
 		}
-		*s = flexString(v)
+		*s = FlexString(v)
 	case b[0] == '{' || b[0] == '[':
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, b); err != nil {
 			return err
 		}
-		*s = flexString(buf.String())
+		*s = FlexString(buf.String())
 	default:
-		*s = flexString(b)
+		*s = FlexString(b)
 	}
 	return nil
 }
@@ -58,72 +57,72 @@ func plainJSONString(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-// flexInt accepts a number or a numeric string; anything else is 0.
-type flexInt int
+// FlexInt accepts a number or a numeric string; anything else is 0.
+type FlexInt int
 
-func (n *flexInt) UnmarshalJSON(b []byte) error {
-	*n = flexIntOf(string(b))
+func (n *FlexInt) UnmarshalJSON(b []byte) error {
+	*n = FlexIntOf(string(b))
 	return nil
 }
 
-// flexIntOf is flexInt's rule on a value's raw JSON text (the fast decoder's way in).
-func flexIntOf(raw string) flexInt {
+// FlexIntOf is flexInt's rule on a value's raw JSON text (the fast decoder's way in).
+func FlexIntOf(raw string) FlexInt {
 	s := strings.Trim(strings.TrimSpace(raw), `"`)
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && math.Abs(f) < 1<<31 {
-		return flexInt(f)
+		return FlexInt(f)
 	}
 	return 0
 }
 
-// flexBool accepts true/false, 1/0 and their string forms; nil when absent or unknown.
-type flexBool struct{ v *bool }
+// FlexBool accepts true/false, 1/0 and their string forms; nil when absent or unknown.
+type FlexBool struct{ V *bool }
 
-func (f *flexBool) UnmarshalJSON(b []byte) error {
-	*f = flexBoolOf(string(b))
+func (f *FlexBool) UnmarshalJSON(b []byte) error {
+	*f = FlexBoolOf(string(b))
 	return nil
 }
 
-// flexBoolOf is flexBool's rule on a value's raw JSON text.
-func flexBoolOf(raw string) flexBool {
+// FlexBoolOf is flexBool's rule on a value's raw JSON text.
+func FlexBoolOf(raw string) FlexBool {
 	switch strings.Trim(strings.ToLower(strings.TrimSpace(raw)), `"`) {
 	case "true", "1", "yes":
 		t := true
-		return flexBool{&t}
+		return FlexBool{&t}
 	case "false", "0", "no":
 		t := false
-		return flexBool{&t}
+		return FlexBool{&t}
 	}
-	return flexBool{}
+	return FlexBool{}
 }
 
-// flexTime accepts RFC 3339 (with or without zone) or Unix seconds as a number or string.
-type flexTime struct{ t time.Time }
+// FlexTime accepts RFC 3339 (with or without zone) or Unix seconds as a number or string.
+type FlexTime struct{ T time.Time }
 
-func (f *flexTime) UnmarshalJSON(b []byte) error {
-	*f = flexTimeOf(string(b))
+func (f *FlexTime) UnmarshalJSON(b []byte) error {
+	*f = FlexTimeOf(string(b))
 	return nil
 }
 
-// flexTimeOf is flexTime's rule on a value's raw JSON text.
-func flexTimeOf(raw string) flexTime {
+// FlexTimeOf is flexTime's rule on a value's raw JSON text.
+func FlexTimeOf(raw string) FlexTime {
 	s := strings.Trim(strings.TrimSpace(raw), `"`)
 	if s == "" || s == "null" {
-		return flexTime{}
+		return FlexTime{}
 	}
 	// A date has colons, which no number has: skip ParseFloat's error for it.
 	if sec, err := parseFloatNoColon(s); err == nil {
 		if sec > 0 && sec < 1e11 {
 			whole, frac := math.Modf(sec)
-			return flexTime{time.Unix(int64(whole), int64(frac*1e9)).UTC()}
+			return FlexTime{time.Unix(int64(whole), int64(frac*1e9)).UTC()}
 		}
-		return flexTime{}
+		return FlexTime{}
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return flexTime{t.UTC()}
+			return FlexTime{t.UTC()}
 		}
 	}
-	return flexTime{}
+	return FlexTime{}
 }
 
 // errHasColon stands for ParseFloat's error on text it cannot parse.
@@ -136,11 +135,11 @@ func parseFloatNoColon(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
-// flexPairs accepts an object of string-ish values or a list of [key, value] pairs and
+// FlexPairs accepts an object of string-ish values or a list of [key, value] pairs and
 // keeps the order of a list (objects come out sorted by key).
-type flexPairs []event.Pair
+type FlexPairs []Pair
 
-func (p *flexPairs) UnmarshalJSON(b []byte) error {
+func (p *FlexPairs) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*p = nil
 	if len(b) == 0 || string(b) == "null" {
@@ -152,28 +151,28 @@ func (p *flexPairs) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		for _, raw := range list {
-			var pair []flexString
+			var pair []FlexString
 			if json.Unmarshal(raw, &pair) == nil && len(pair) == 2 {
-				*p = append(*p, event.Pair{Key: string(pair[0]), Value: string(pair[1])})
+				*p = append(*p, Pair{Key: string(pair[0]), Value: string(pair[1])})
 			}
 		}
 		return nil
 	}
-	var m map[string]flexString
+	var m map[string]FlexString
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
 	for k, v := range m {
-		*p = append(*p, event.Pair{Key: k, Value: string(v)})
+		*p = append(*p, Pair{Key: k, Value: string(v)})
 	}
-	event.SortPairs(*p)
+	SortPairs(*p)
 	return nil
 }
 
-// flexValues accepts Sentry's two list encodings: {"values": [...]} and a bare [...].
-type flexValues[T any] []T
+// FlexValues accepts Sentry's two list encodings: {"values": [...]} and a bare [...].
+type FlexValues[T any] []T
 
-func (v *flexValues[T]) UnmarshalJSON(b []byte) error {
+func (v *FlexValues[T]) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*v = nil
 	if len(b) == 0 || string(b) == "null" {
@@ -197,11 +196,11 @@ func (v *flexValues[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-type sdkBreadcrumb struct {
-	Timestamp flexTime       `json:"timestamp"`
-	Type      flexString     `json:"type"`
-	Category  flexString     `json:"category"`
-	Level     flexString     `json:"level"`
-	Message   flexString     `json:"message"`
+type SDKBreadcrumb struct {
+	Timestamp FlexTime       `json:"timestamp"`
+	Type      FlexString     `json:"type"`
+	Category  FlexString     `json:"category"`
+	Level     FlexString     `json:"level"`
+	Message   FlexString     `json:"message"`
 	Data      map[string]any `json:"data"`
 }

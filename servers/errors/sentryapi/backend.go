@@ -1,4 +1,13 @@
-package errorserver
+// Package sentryapi is the Sentry REST backend: a backend.Backend over sentry.io, a
+// regional host or a self-hosted Sentry, with its configuration, the HTTP client
+// (retries and rate limits through pkg/mcpkit/upstream), Link-header pagination and
+// the API's types, mapped into event.Event and the backend results.
+//
+// A new Sentry endpoint goes here: its API type in types.go, the call beside the
+// Backend method that needs it. It may import backend, event and internal/lazyregexp,
+// nothing else of this module: never the store, the ingest endpoint, the page or the
+// tools (TestPackagesImportOneWay).
+package sentryapi
 
 import (
 	"context"
@@ -13,13 +22,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
-// SentryBackend answers the tools from the Sentry REST API.
-type SentryBackend struct {
-	cfg    SentryConfig
+// Backend answers the tools from the Sentry REST API.
+type Backend struct {
+	cfg    Config
 	base   *url.URL
 	hc     *http.Client
 	logger *slog.Logger
@@ -47,11 +58,11 @@ const (
 	maxOrgsListed = 10
 )
 
-var _ Backend = (*SentryBackend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
-// NewSentryBackend validates the configuration (base URL, token) and returns the backend.
+// New validates the configuration (base URL, token) and returns the backend.
 // It makes no request: a bad token is reported by the first call.
-func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
+func New(cfg Config) (*Backend, error) {
 	base, err := parseSentryBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, err
@@ -60,8 +71,8 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 		return nil, err
 	}
 	if cfg.Organization != "" {
-		if err := checkID("SENTRY_ORG", cfg.Organization); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		if err := backend.CheckID("SENTRY_ORG", cfg.Organization); err != nil {
+			return nil, fmt.Errorf("%w: %v", backend.ErrConfig, err)
 		}
 	}
 	if cfg.CallTimeout <= 0 {
@@ -83,26 +94,26 @@ func NewSentryBackend(cfg SentryConfig) (*SentryBackend, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	return &SentryBackend{cfg: cfg, base: base, hc: sentryClient(hc, cfg), logger: cfg.Logger, projects: map[string]projectCache{}, mappings: map[string]mappingCache{}}, nil
+	return &Backend{cfg: cfg, base: base, hc: sentryClient(hc, cfg), logger: cfg.Logger, projects: map[string]projectCache{}, mappings: map[string]mappingCache{}}, nil
 }
 
 // BaseURL is the normalised Sentry base URL requests go to.
-func (b *SentryBackend) BaseURL() string { return b.base.String() }
+func (b *Backend) BaseURL() string { return b.base.String() }
 
 // Organization is the configured default organization ("" when none is).
-func (b *SentryBackend) Organization() string { return b.cfg.Organization }
+func (b *Backend) Organization() string { return b.cfg.Organization }
 
 var sentryCursorPattern = lazyregexp.New(`^[A-Za-z0-9:._=-]{1,200}$`)
 
 func checkSentryCursor(c string) error {
 	if c != "" && !sentryCursorPattern.MatchString(c) {
-		return fmt.Errorf("%w: cursor %q is not a Sentry cursor: pass nextCursor from the previous page unchanged", ErrInvalidInput, truncateForError(c))
+		return fmt.Errorf("%w: cursor %q is not a Sentry cursor: pass nextCursor from the previous page unchanged", backend.ErrInvalidInput, backend.TruncateForError(c))
 	}
 	return nil
 }
 
 // listOrgs returns the organizations the token sees (cached for a few minutes).
-func (b *SentryBackend) listOrgs(ctx context.Context) ([]apiOrg, error) {
+func (b *Backend) listOrgs(ctx context.Context) ([]apiOrg, error) {
 	b.mu.Lock()
 	if b.orgs != nil && time.Since(b.orgsAt) < cacheTTL {
 		defer b.mu.Unlock()
@@ -134,9 +145,9 @@ func (b *SentryBackend) listOrgs(ctx context.Context) ([]apiOrg, error) {
 
 // org resolves the organization for a call: the argument, the configured default, or
 // the only organization the token sees.
-func (b *SentryBackend) org(ctx context.Context, given string) (string, error) {
+func (b *Backend) org(ctx context.Context, given string) (string, error) {
 	if given != "" {
-		return given, checkID("organization", given)
+		return given, backend.CheckID("organization", given)
 	}
 	if b.cfg.Organization != "" {
 		return b.cfg.Organization, nil
@@ -147,7 +158,7 @@ func (b *SentryBackend) org(ctx context.Context, given string) (string, error) {
 	}
 	switch len(orgs) {
 	case 0:
-		return "", fmt.Errorf("%w: the token sees no organization: check SENTRY_AUTH_TOKEN's scopes (%s)", ErrConfig, SentryScopes)
+		return "", fmt.Errorf("%w: the token sees no organization: check SENTRY_AUTH_TOKEN's scopes (%s)", backend.ErrConfig, SentryScopes)
 	case 1:
 		return orgs[0].Slug, nil
 	}
@@ -155,12 +166,12 @@ func (b *SentryBackend) org(ctx context.Context, given string) (string, error) {
 	for _, o := range orgs {
 		slugs = append(slugs, o.Slug)
 	}
-	return "", fmt.Errorf("%w: the token sees several organizations (%s): pass organization or set SENTRY_ORG", ErrInvalidInput, (&viewer{}).text(strings.Join(slugs, ", "), 500))
+	return "", fmt.Errorf("%w: the token sees several organizations (%s): pass organization or set SENTRY_ORG", backend.ErrInvalidInput, (&backend.Viewer{}).Text(strings.Join(slugs, ", "), 500))
 }
 
 // listProjects returns an organization's projects (cached), following up to
 // maxListPages pages; truncated reports that more exist.
-func (b *SentryBackend) listProjects(ctx context.Context, org string) (list []apiProject, truncated bool, err error) {
+func (b *Backend) listProjects(ctx context.Context, org string) (list []apiProject, truncated bool, err error) {
 	b.mu.Lock()
 	if c, ok := b.projects[org]; ok && time.Since(c.at) < cacheTTL {
 		b.mu.Unlock()
@@ -194,15 +205,15 @@ func (b *SentryBackend) listProjects(ctx context.Context, org string) (list []ap
 
 // ListProjects lists the projects of one organization, or of every organization the
 // token sees when none is given or configured.
-func (b *SentryBackend) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+func (b *Backend) ListProjects(ctx context.Context, in backend.ListProjectsInput) (*backend.ProjectList, error) {
 	var orgs []apiOrg
 	org := in.Organization
 	if org == "" {
 		org = b.cfg.Organization
 	}
-	out := &ProjectList{Projects: []Project{}}
+	out := &backend.ProjectList{Projects: []backend.Project{}}
 	if org != "" {
-		if err := checkID("organization", org); err != nil {
+		if err := backend.CheckID("organization", org); err != nil {
 			return nil, err
 		}
 		orgs = []apiOrg{{Slug: org}}
@@ -217,9 +228,9 @@ func (b *SentryBackend) ListProjects(ctx context.Context, in ListProjectsInput) 
 			orgs = orgs[:maxOrgsListed]
 		}
 	}
-	v := &viewer{}
+	v := &backend.Viewer{}
 	for _, o := range orgs {
-		out.Organizations = append(out.Organizations, Organization{Slug: v.text(o.Slug, capName), Name: v.text(o.Name, capName)})
+		out.Organizations = append(out.Organizations, backend.Organization{Slug: v.Text(o.Slug, backend.CapName), Name: v.Text(o.Name, backend.CapName)})
 		ps, truncated, err := b.listProjects(ctx, o.Slug)
 		if err != nil {
 			return nil, err
@@ -228,18 +239,18 @@ func (b *SentryBackend) ListProjects(ctx context.Context, in ListProjectsInput) 
 			out.Cut(fmt.Sprintf("organization %s has more projects than the %d pages read", o.Slug, maxListPages))
 		}
 		for _, p := range ps {
-			out.Projects = append(out.Projects, Project{
-				ID: v.text(string(p.ID), capName), Slug: v.text(p.Slug, capName), Name: v.text(p.Name, capName),
-				Platform: v.text(string(p.Platform), capName), Organization: v.text(o.Slug, capName),
+			out.Projects = append(out.Projects, backend.Project{
+				ID: v.Text(string(p.ID), backend.CapName), Slug: v.Text(p.Slug, backend.CapName), Name: v.Text(p.Name, backend.CapName),
+				Platform: v.Text(string(p.Platform), backend.CapName), Organization: v.Text(o.Slug, backend.CapName),
 			})
 		}
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
 // projectIDs turns project ids or slugs into the numeric ids the issues API filters by.
-func (b *SentryBackend) projectIDs(ctx context.Context, org string, given []string) ([]string, error) {
+func (b *Backend) projectIDs(ctx context.Context, org string, given []string) ([]string, error) {
 	var ids []string
 	var lookup []apiProject
 	for _, p := range given {
@@ -248,7 +259,7 @@ func (b *SentryBackend) projectIDs(ctx context.Context, org string, given []stri
 			ids = append(ids, p)
 			continue
 		}
-		if err := checkID("project", p); err != nil {
+		if err := backend.CheckID("project", p); err != nil {
 			return nil, err
 		}
 		if lookup == nil {
@@ -267,23 +278,23 @@ func (b *SentryBackend) projectIDs(ctx context.Context, org string, given []stri
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%w: organization %s has no project %q: list_projects shows the slugs and ids", ErrNotFound, org, p)
+			return nil, fmt.Errorf("%w: organization %s has no project %q: list_projects shows the slugs and ids", backend.ErrNotFound, org, p)
 		}
 	}
 	return ids, nil
 }
 
 // SearchIssues runs an organization issue search.
-func (b *SentryBackend) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
-	win, err := resolveWindow(in.StatsPeriod, in.Start, in.End, time.Now())
+func (b *Backend) SearchIssues(ctx context.Context, in backend.SearchIssuesInput) (*backend.IssueList, error) {
+	win, err := backend.ResolveWindow(in.StatsPeriod, in.Start, in.End, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	order, err := resolveSort(in.Sort)
+	order, err := backend.ResolveSort(in.Sort)
 	if err != nil {
 		return nil, err
 	}
@@ -324,8 +335,8 @@ func (b *SentryBackend) SearchIssues(ctx context.Context, in SearchIssuesInput) 
 	if err != nil {
 		return nil, err
 	}
-	out := &IssueList{Issues: []Issue{}, NextCursor: page.NextCursor}
-	v := &viewer{}
+	out := &backend.IssueList{Issues: []backend.Issue{}, NextCursor: page.NextCursor}
+	v := &backend.Viewer{}
 	if len(issues) > limit {
 		issues = issues[:limit]
 	}
@@ -335,13 +346,13 @@ func (b *SentryBackend) SearchIssues(ctx context.Context, in SearchIssuesInput) 
 	if out.NextCursor != "" {
 		out.Cut("more issues match: call again with cursor set to nextCursor")
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
 // GetIssue returns issue details with the top values of its tags.
-func (b *SentryBackend) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
-	if err := checkID("issueId", in.IssueID); err != nil {
+func (b *Backend) GetIssue(ctx context.Context, in backend.GetIssueInput) (*backend.IssueDetail, error) {
+	if err := backend.CheckID("issueId", in.IssueID); err != nil {
 		return nil, err
 	}
 	org, err := b.org(ctx, in.Organization)
@@ -352,12 +363,12 @@ func (b *SentryBackend) GetIssue(ctx context.Context, in GetIssueInput) (*IssueD
 	if _, err := b.get(ctx, "get issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID}, nil, &issue); err != nil {
 		return nil, err
 	}
-	v := &viewer{}
-	out := &IssueDetail{Issue: issue.view(v)}
+	v := &backend.Viewer{}
+	out := &backend.IssueDetail{Issue: issue.view(v)}
 	var tags []apiTag
-	q := url.Values{"limit": {strconv.Itoa(topTagValues)}}
+	q := url.Values{"limit": {strconv.Itoa(backend.TopTagValues)}}
 	if _, err := b.get(ctx, "get tags of issue "+in.IssueID, []string{"organizations", org, "issues", in.IssueID, "tags"}, q, &tags); err != nil {
-		if errors.Is(err, ErrConfig) {
+		if errors.Is(err, backend.ErrConfig) {
 			return nil, err
 		}
 		out.Cut("the tag summary could not be read (" + err.Error() + "): get_tag_values reads one key")
@@ -369,41 +380,41 @@ func (b *SentryBackend) GetIssue(ctx context.Context, in GetIssueInput) (*IssueD
 		}
 		return tags[i].TotalValues > tags[j].TotalValues
 	})
-	if len(tags) > topTagKeys {
-		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", topTagKeys, len(tags)))
-		tags = tags[:topTagKeys]
+	if len(tags) > backend.TopTagKeys {
+		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", backend.TopTagKeys, len(tags)))
+		tags = tags[:backend.TopTagKeys]
 	}
 	for _, t := range tags {
-		sum := TagSummary{Key: v.text(t.Key, capName), TotalValues: int64(t.TotalValues), UniqueValues: int64(t.UniqueValues), TopValues: []TagValue{}}
-		for _, tv := range t.TopValues[:min(topTagValues, len(t.TopValues))] {
+		sum := backend.TagSummary{Key: v.Text(t.Key, backend.CapName), TotalValues: int64(t.TotalValues), UniqueValues: int64(t.UniqueValues), TopValues: []backend.TagValue{}}
+		for _, tv := range t.TopValues[:min(backend.TopTagValues, len(t.TopValues))] {
 			sum.TopValues = append(sum.TopValues, tv.view(v, t.Key))
 		}
 		out.Tags = append(out.Tags, sum)
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
 func tagRank(k string) int {
-	for i, p := range priorityTags {
+	for i, p := range backend.PriorityTags {
 		if p == k {
 			return i
 		}
 	}
-	return len(priorityTags)
+	return len(backend.PriorityTags)
 }
 
 // GetEvent returns one event of an issue: latest, oldest or by id.
-func (b *SentryBackend) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
-	opts, err := resolveViewOptions(in)
+func (b *Backend) GetEvent(ctx context.Context, in backend.GetEventInput) (*backend.Event, error) {
+	opts, err := backend.ResolveViewOptions(in)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := normalizeEventRef(in.EventID)
+	ref, err := backend.NormalizeEventRef(in.EventID)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkID("issueId", in.IssueID); err != nil {
+	if err := backend.CheckID("issueId", in.IssueID); err != nil {
 		return nil, err
 	}
 	org, err := b.org(ctx, in.Organization)
@@ -419,9 +430,9 @@ func (b *SentryBackend) GetEvent(ctx context.Context, in GetEventInput) (*Event,
 		d.IssueID = in.IssueID
 	}
 	if hasFrames(d) {
-		opts.codes = opts.codes.WithRepo(b.codeMappings(ctx, org, string(ev.ProjectID)))
+		opts.Codes = opts.Codes.WithRepo(b.codeMappings(ctx, org, string(ev.ProjectID)))
 	}
-	return viewEvent(d, opts), nil
+	return backend.ViewEvent(d, opts), nil
 }
 
 func hasFrames(d *event.Event) bool {
@@ -438,8 +449,8 @@ func hasFrames(d *event.Event) bool {
 // The endpoint is not in Sentry's published API reference (it serves Sentry's own
 // UI) and needs org:read; when it fails the frames simply go without repository
 // paths, so a failure is cached too and never fails get_event.
-func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) []event.CodeMapping {
-	if project == "" || checkID("project", project) != nil {
+func (b *Backend) codeMappings(ctx context.Context, org, project string) []event.CodeMapping {
+	if project == "" || backend.CheckID("project", project) != nil {
 		return nil
 	}
 	key := org + "/" + project
@@ -468,11 +479,11 @@ func (b *SentryBackend) codeMappings(ctx context.Context, org, project string) [
 }
 
 // ListIssueEvents lists an issue's events, newest first.
-func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
-	if err := checkID("issueId", in.IssueID); err != nil {
+func (b *Backend) ListIssueEvents(ctx context.Context, in backend.ListIssueEventsInput) (*backend.EventList, error) {
+	if err := backend.CheckID("issueId", in.IssueID); err != nil {
 		return nil, err
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -492,8 +503,8 @@ func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsI
 	if err != nil {
 		return nil, err
 	}
-	v := &viewer{}
-	out := &EventList{Events: []EventSummary{}, NextCursor: page.NextCursor}
+	v := &backend.Viewer{}
+	out := &backend.EventList{Events: []backend.EventSummary{}, NextCursor: page.NextCursor}
 	if len(events) > limit {
 		events = events[:limit]
 	}
@@ -503,21 +514,21 @@ func (b *SentryBackend) ListIssueEvents(ctx context.Context, in ListIssueEventsI
 	if out.NextCursor != "" {
 		out.Cut("more events: call again with cursor set to nextCursor")
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
 var tagKeyPattern = lazyregexp.New(`^[A-Za-z0-9_.:-]{1,64}$`)
 
 // GetTagValues lists one tag's values for an issue, most frequent first.
-func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
-	if err := checkID("issueId", in.IssueID); err != nil {
+func (b *Backend) GetTagValues(ctx context.Context, in backend.GetTagValuesInput) (*backend.TagValueList, error) {
+	if err := backend.CheckID("issueId", in.IssueID); err != nil {
 		return nil, err
 	}
 	if !tagKeyPattern.MatchString(in.Key) {
-		return nil, fmt.Errorf("%w: key %q is not a tag key: letters, digits, '_', '.', ':' and '-', such as environment or release", ErrInvalidInput, truncateForError(in.Key))
+		return nil, fmt.Errorf("%w: key %q is not a tag key: letters, digits, '_', '.', ':' and '-', such as environment or release", backend.ErrInvalidInput, backend.TruncateForError(in.Key))
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -540,8 +551,8 @@ func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) 
 	if err != nil {
 		return nil, err
 	}
-	v := &viewer{}
-	out := &TagValueList{Key: v.text(in.Key, capName), Values: []TagValue{}, NextCursor: page.NextCursor}
+	v := &backend.Viewer{}
+	out := &backend.TagValueList{Key: v.Text(in.Key, backend.CapName), Values: []backend.TagValue{}, NextCursor: page.NextCursor}
 	if in.Cursor == "" {
 		var details apiTag
 		if _, err := b.get(ctx, "get tag "+in.Key, []string{"organizations", org, "issues", in.IssueID, "tags", in.Key}, nil, &details); err == nil {
@@ -557,6 +568,6 @@ func (b *SentryBackend) GetTagValues(ctx context.Context, in GetTagValuesInput) 
 	if out.NextCursor != "" {
 		out.Cut("more values: call again with cursor set to nextCursor")
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package errorserver
+package sentryapi_test
 
 import (
 	"bytes"
@@ -12,16 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestSentrySearchSendsQuerySortAndWindow(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
 	ctx := context.Background()
-	res, err := b.SearchIssues(ctx, SearchIssuesInput{
+	res, err := b.SearchIssues(ctx, backend.SearchIssuesInput{
 		Query: "is:unresolved level:error", Sort: "freq", StatsPeriod: "24h",
 		Environment: []string{"production", "staging"}, Project: []string{"backend", "12"}, Limit: 2,
 	})
@@ -29,7 +33,7 @@ func TestSentrySearchSendsQuerySortAndWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got url.Values
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if u.Path == "/api/0/organizations/acme/issues/" {
 			got = u.Query()
 		}
@@ -41,7 +45,7 @@ func TestSentrySearchSendsQuerySortAndWindow(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("query string the fake received (-want +got):\n%s", diff)
 	}
-	wantFirst := Issue{
+	wantFirst := backend.Issue{
 		ID: "1001", ShortID: "BACKEND-1", Title: "*errors.errorString: card declined", Culprit: "shop/checkout in Charge",
 		Type: "*errors.errorString", Value: "card declined", Level: "error", Status: "unresolved", Project: "backend",
 		Platform: "go", Count: 1520, UserCount: 87, FirstSeen: "2026-05-01T08:12:33.123Z", LastSeen: "2026-05-02T14:03:10.456Z",
@@ -58,25 +62,25 @@ func TestSentrySearchSendsQuerySortAndWindow(t *testing.T) {
 	}
 
 	// An absolute window replaces statsPeriod.
-	if _, err := b.SearchIssues(ctx, SearchIssuesInput{Start: "2026-05-01T00:00:00Z", End: "2026-05-02T12:30:00Z"}); err != nil {
+	if _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Start: "2026-05-01T00:00:00Z", End: "2026-05-02T12:30:00Z"}); err != nil {
 		t.Fatal(err)
 	}
-	last := fake.seen()[len(fake.seen())-1].Query()
+	last := fake.Seen()[len(fake.Seen())-1].Query()
 	if last.Get("start") != "2026-05-01T00:00:00" || last.Get("end") != "2026-05-02T12:30:00" || last.Has("statsPeriod") || last.Has("query") {
 		t.Errorf("absolute window sent as %v", last)
 	}
 }
 
 func TestSentryCursorPaginationAcrossThreePages(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
 	var ids, cursorsSent []string
 	cursor := ""
 	for page := 1; ; page++ {
 		if page > 5 {
 			t.Fatal("pagination did not end")
 		}
-		res, err := b.SearchIssues(context.Background(), SearchIssuesInput{Cursor: cursor, Limit: 2})
+		res, err := b.SearchIssues(context.Background(), backend.SearchIssuesInput{Cursor: cursor, Limit: 2})
 		if err != nil {
 			t.Fatalf("page %d: %v", page, err)
 		}
@@ -90,7 +94,7 @@ func TestSentryCursorPaginationAcrossThreePages(t *testing.T) {
 			break
 		}
 	}
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		cursorsSent = append(cursorsSent, u.Query().Get("cursor"))
 	}
 	if diff := cmp.Diff([]string{"1001", "1002", "1003", "1004", "1005", "1006"}, ids); diff != "" {
@@ -102,24 +106,24 @@ func TestSentryCursorPaginationAcrossThreePages(t *testing.T) {
 }
 
 func TestSentryLatestEventWithChainedException(t *testing.T) {
-	_, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
-	ev, err := b.GetEvent(context.Background(), GetEventInput{IssueID: "1002", MaxFrames: 3})
+	_, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
+	ev, err := b.GetEvent(context.Background(), backend.GetEventInput{IssueID: "1002", MaxFrames: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	yes := true
-	want := &Event{
+	want := &backend.Event{
 		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", IssueID: "1002", Project: "11",
 		Timestamp: "2026-05-02T14:03:10.456Z", Title: "*fmt.wrapError: load cart: cart missing",
 		Level: "error", Platform: "go", Culprit: "shop/cart in Load", Transaction: "GET /cart",
 		Release: "shop@1.4.2", Environment: "production",
-		Exceptions: []Exception{
+		Exceptions: []backend.Exception{
 			{
 				Type: "*fmt.wrapError", Value: "load cart: cart missing", Mechanism: "generic", Handled: &yes,
-				Frames: []Frame{
+				Frames: []backend.Frame{
 					{Function: "Load", File: "shop/cart/load.go", Line: 19, InApp: true,
-						Context: []ContextLine{
+						Context: []backend.ContextLine{
 							{Line: 16, Code: "func Load(ctx context.Context, user string) (*Cart, error) {"},
 							{Line: 17, Code: "\tc, ok := store[user]"},
 							{Line: 18, Code: "\tif !ok {"},
@@ -130,7 +134,7 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 						},
 						Vars: map[string]string{"ok": "false", "user": "u-4821"}},
 					{Function: "(*Handler).ServeHTTP", File: "shop/cart/handler.go", Line: 41, InApp: true,
-						Context: []ContextLine{
+						Context: []backend.ContextLine{
 							{Line: 40, Code: "func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {"},
 							{Line: 41, Code: "\tcart, err := Load(r.Context(), userID(r))", Current: true},
 							{Line: 42, Code: "\tif err != nil {"},
@@ -142,20 +146,20 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 			},
 			{Type: "*errors.errorString", Value: "cart missing", Mechanism: "chained", Handled: &yes},
 		},
-		Breadcrumbs: []Breadcrumb{
+		Breadcrumbs: []backend.Breadcrumb{
 			{Timestamp: "2026-05-02T14:03:09.900Z", Type: "http", Category: "http", Level: "info",
 				Data: map[string]string{"method": "GET", "status_code": "200", "url": "https://payments.example/v1/status?api_key=" + event.Redacted}},
 			{Timestamp: "2026-05-02T14:03:10.100Z", Type: "default", Category: "query", Level: "info", Message: "SELECT * FROM carts WHERE user_id = $1"},
 			{Timestamp: "2026-05-02T14:03:10.400Z", Type: "default", Category: "log", Level: "warning", Message: "login retry for ann password=" + event.Redacted},
 		},
-		Request: &Request{
+		Request: &backend.Request{
 			Method: "GET", URL: "https://shop.example/cart",
 			Query:   map[string]string{"page": "2", "access_token": event.Redacted},
 			Headers: map[string]string{"Accept": "application/json", "Authorization": event.Redacted, "Cookie": event.Redacted, "User-Agent": "curl/8.5.0"},
 		},
-		User: &User{ID: "u-4821", Email: "ann@example.com", IP: "203.0.113.9"},
+		User: &backend.User{ID: "u-4821", Email: "ann@example.com", IP: "203.0.113.9"},
 		// environment, level, release and transaction are the fields above.
-		Tags: []Tag{{Key: "server_name", Value: "web-1"}, {Key: "session_id", Value: event.Redacted}, {Key: "tenant", Value: "acmegnp.exe"}},
+		Tags: []backend.Tag{{Key: "server_name", Value: "web-1"}, {Key: "session_id", Value: event.Redacted}, {Key: "tenant", Value: "acmegnp.exe"}},
 		Contexts: map[string]map[string]string{
 			"os":      {"name": "linux", "type": "os"},
 			"runtime": {"name": "go", "type": "runtime", "version": "go1.26.8"},
@@ -172,10 +176,10 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 }
 
 func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
 	ctx := context.Background()
-	is, err := b.GetIssue(ctx, GetIssueInput{IssueID: "1001"})
+	is, err := b.GetIssue(ctx, backend.GetIssueInput{IssueID: "1001"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +194,11 @@ func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
 		t.Errorf("issue = %+v", is.Issue)
 	}
 
-	evs, err := b.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: "1002", Limit: 10})
+	evs, err := b.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: "1002", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []EventSummary{
+	want := []backend.EventSummary{
 		{ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", Timestamp: "2026-05-02T14:03:10.456Z", Title: "*fmt.wrapError: load cart: cart missing", Level: "error", Environment: "production", Release: "shop@1.4.2", User: "id:u-4821"},
 		{ID: "0c2d8e1f3a4b4c5d9e8f7a6b5c4d3e2f", Timestamp: "2026-05-02T13:58:01.000Z", Title: "*fmt.wrapError: load cart: cart missing", Level: "error", Environment: "staging", Release: "shop@1.4.1"},
 	}
@@ -202,24 +206,24 @@ func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
 		t.Errorf("events (cursor %q) (-want +got):\n%s", evs.NextCursor, diff)
 	}
 
-	tv, err := b.GetTagValues(ctx, GetTagValuesInput{IssueID: "1002", Key: "environment"})
+	tv, err := b.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: "1002", Key: "environment"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTV := &TagValueList{Key: "environment", TotalValues: 230, UniqueValues: 2, Values: []TagValue{
+	wantTV := &backend.TagValueList{Key: "environment", TotalValues: 230, UniqueValues: 2, Values: []backend.TagValue{
 		{Value: "production", Count: 200, FirstSeen: "2026-05-01T08:12:33.000Z", LastSeen: "2026-05-02T14:03:10.000Z"},
 		{Value: "staging", Count: 30, FirstSeen: "2026-05-01T09:00:00.000Z", LastSeen: "2026-05-02T13:58:01.000Z"},
 	}}
 	if diff := cmp.Diff(wantTV, tv); diff != "" {
 		t.Errorf("tag values (-want +got):\n%s", diff)
 	}
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if strings.HasSuffix(u.Path, "/values/") && (u.Query().Get("sort") != "count" || u.Query().Get("per_page") != "25") {
 			t.Errorf("tag values requested with %v, want sort=count (most frequent first) per_page=25", u.Query())
 		}
 	}
 
-	if _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "9999"}); !errors.Is(err, ErrNotFound) {
+	if _, err := b.GetIssue(ctx, backend.GetIssueInput{IssueID: "9999"}); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("missing issue: %v, want ErrNotFound", err)
 	}
 }
@@ -228,11 +232,11 @@ func TestSentryIssueDetailEventsAndTagValues(t *testing.T) {
 // Sentry. Its endpoint orders by times seen only for sort=count; any other value
 // ("-count" included) falls back to first seen, newest first, and the fake orders
 // the same way. The fixture's values are in neither order, and first seen and last
-// seen each order them differently from their counts.
+// Seen each order them differently from their counts.
 func TestSentryTagValuesMostFrequentFirst(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
-	tv, err := b.GetTagValues(context.Background(), GetTagValuesInput{IssueID: "1002", Key: "server_name"})
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
+	tv, err := b.GetTagValues(context.Background(), backend.GetTagValuesInput{IssueID: "1002", Key: "server_name"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +247,7 @@ func TestSentryTagValuesMostFrequentFirst(t *testing.T) {
 	if diff := cmp.Diff([]string{"web-1=200", "web-2=50", "web-3=10"}, got); diff != "" || tv.TotalValues != 260 {
 		t.Errorf("get_tag_values server_name of 1002 (total %d), most frequent first (-want +got):\n%s", tv.TotalValues, diff)
 	}
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if strings.HasSuffix(u.Path, "/values/") && u.Query().Get("sort") != "count" {
 			t.Errorf("tag values requested with sort=%q; Sentry orders by count only for sort=count", u.Query().Get("sort"))
 		}
@@ -269,50 +273,50 @@ func TestSentryRetriesAndRateLimits(t *testing.T) {
 		}, wantCalls: 2},
 		{name: "502 until the attempts run out", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { w.WriteHeader(502) },
-		}, wantErr: ErrUnavailable, wantMsg: "after 3 attempts", wantCalls: 3},
+		}, wantErr: backend.ErrUnavailable, wantMsg: "after 3 attempts", wantCalls: 3},
 		{name: "429 longer than the wait limit", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { w.Header().Set("Retry-After", "3600"); w.WriteHeader(429) },
-		}, wantErr: ErrRateLimited, wantMsg: "retry after", wantCalls: 1},
+		}, wantErr: backend.ErrRateLimited, wantMsg: "retry after", wantCalls: 1},
 		{name: "429 with an HTTP date", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) {
 				w.Header().Set("Retry-After", retryAt.Format(http.TimeFormat))
 				w.WriteHeader(429)
 			},
-		}, wantErr: ErrRateLimited, wantMsg: "retry after " + retryAt.Format(time.RFC3339) + " (in 2h0m0s)", wantCalls: 1},
+		}, wantErr: backend.ErrRateLimited, wantMsg: "retry after " + retryAt.Format(time.RFC3339) + " (in 2h0m0s)", wantCalls: 1},
 		{name: "401 is a configuration error", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) { w.WriteHeader(401); w.Write([]byte(`{"detail":"Invalid token"}`)) },
-		}, wantErr: ErrConfig, wantMsg: "SENTRY_AUTH_TOKEN", wantCalls: 1},
+		}, wantErr: backend.ErrConfig, wantMsg: "SENTRY_AUTH_TOKEN", wantCalls: 1},
 		{name: "403 names the scopes", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) {
 				w.WriteHeader(403)
 				w.Write([]byte(`{"detail":"You do not have permission to perform this action."}`))
 			},
-		}, wantErr: ErrConfig, wantMsg: "event:read", wantCalls: 1},
+		}, wantErr: backend.ErrConfig, wantMsg: "event:read", wantCalls: 1},
 		{name: "redirect is not followed", responses: []func(http.ResponseWriter){
 			func(w http.ResponseWriter) {
 				w.Header().Set("Location", "https://us.sentry.io/api/0/")
 				w.WriteHeader(302)
 			},
-		}, wantErr: ErrConfig, wantMsg: "https://us.sentry.io", wantCalls: 1},
+		}, wantErr: backend.ErrConfig, wantMsg: "https://us.sentry.io", wantCalls: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFakeSentry(t, "")
+			fake, srv := sentrytest.New(t, "")
 			calls := 0
-			fake.setOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
+			fake.SetOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
 				i := min(calls, len(tc.responses)-1)
 				calls++
 				if tc.responses[i] == nil {
-					w.Write(fixture(t, "issue_1001.json"))
+					w.Write(sentrytest.Fixture(t, "issue_1001.json"))
 					return
 				}
 				tc.responses[i](w)
 			})
 			var logs bytes.Buffer
-			b := newTestSentry(t, srv.URL, func(c *SentryConfig) {
+			b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) {
 				c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			})
-			_, err := b.get(context.Background(), "get issue", []string{"organizations", "acme", "issues", "1001"}, nil, new(apiIssue))
+			err := b.GetIssueForTest(context.Background(), []string{"organizations", "acme", "issues", "1001"})
 			if tc.wantErr == nil && err != nil {
 				t.Fatalf("err = %v, want success", err)
 			}
@@ -322,7 +326,7 @@ func TestSentryRetriesAndRateLimits(t *testing.T) {
 			if calls != tc.wantCalls {
 				t.Errorf("%d requests, want %d", calls, tc.wantCalls)
 			}
-			if err != nil && strings.Contains(err.Error(), fakeToken) || strings.Contains(logs.String(), fakeToken) {
+			if err != nil && strings.Contains(err.Error(), sentrytest.Token) || strings.Contains(logs.String(), sentrytest.Token) {
 				t.Errorf("the token leaked into an error or a log line")
 			}
 			if logs.Len() == 0 {
@@ -333,42 +337,42 @@ func TestSentryRetriesAndRateLimits(t *testing.T) {
 }
 
 func TestSentryHangingEndpointIsCutOffByTheDeadline(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
+	fake, srv := sentrytest.New(t, "")
 	hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
-	fake.setOverride("/api/0/organizations/acme/issues/1001/", hang)
-	b := newTestSentry(t, srv.URL, func(c *SentryConfig) {
+	fake.SetOverride("/api/0/organizations/acme/issues/1001/", hang)
+	b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) {
 		c.CallTimeout, c.AttemptTimeout = 400*time.Millisecond, 150*time.Millisecond
 	})
-	_, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "deadline") {
+	_, err := b.GetIssue(context.Background(), backend.GetIssueInput{IssueID: "1001"})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "deadline") {
 		t.Fatalf("err = %v, want ErrUnavailable naming the deadline", err)
 	}
-	if n := len(fake.seen()); n < 2 {
+	if n := len(fake.Seen()); n < 2 {
 		t.Errorf("%d attempts, want the timed-out attempt retried within the deadline", n)
 	}
 
 	// A timeout then an answer: the retry succeeds.
 	calls := 0
-	fake.setOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
+	fake.SetOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, r *http.Request) {
 		calls++
 		if calls == 1 {
 			hang(w, r)
 			return
 		}
-		w.Write(fixture(t, "issue_1001.json"))
+		w.Write(sentrytest.Fixture(t, "issue_1001.json"))
 	})
-	b = newTestSentry(t, srv.URL, func(c *SentryConfig) { c.AttemptTimeout = 150 * time.Millisecond })
-	is, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
+	b = sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.AttemptTimeout = 150 * time.Millisecond })
+	is, err := b.GetIssue(context.Background(), backend.GetIssueInput{IssueID: "1001"})
 	if err != nil || is.ID != "1001" {
 		t.Fatalf("timeout then success: %v, %v", is, err)
 	}
 }
 
 func TestSentryWrongTokenIsAClearConfigurationError(t *testing.T) {
-	_, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.Token = "sntrys_wrong_secret_value" })
-	_, err := b.SearchIssues(context.Background(), SearchIssuesInput{})
-	if !errors.Is(err, ErrConfig) {
+	_, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.Token = "sntrys_wrong_secret_value" })
+	_, err := b.SearchIssues(context.Background(), backend.SearchIssuesInput{})
+	if !errors.Is(err, backend.ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
 	for _, want := range []string{"401", "SENTRY_AUTH_TOKEN", "org:read", "project:read", "event:read"} {
@@ -382,18 +386,18 @@ func TestSentryWrongTokenIsAClearConfigurationError(t *testing.T) {
 }
 
 func TestSentrySelfHostedPathPrefix(t *testing.T) {
-	fake, srv := newFakeSentry(t, "/sentry")
+	fake, srv := sentrytest.New(t, "/sentry")
 	for _, base := range []string{srv.URL + "/sentry/", srv.URL + "/sentry", srv.URL + "/sentry/api/0/"} {
-		b := newTestSentry(t, base)
+		b := sentrytest.NewBackend(t, base)
 		if got, want := b.BaseURL(), srv.URL+"/sentry/"; got != want {
 			t.Errorf("BaseURL(%q) = %q, want %q", base, got, want)
 		}
-		is, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"})
+		is, err := b.GetIssue(context.Background(), backend.GetIssueInput{IssueID: "1001"})
 		if err != nil || is.ID != "1001" {
 			t.Fatalf("GetIssue via %s: %v", base, err)
 		}
 	}
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if !strings.HasPrefix(u.Path, "/sentry/api/0/organizations/acme/issues/1001/") {
 			t.Errorf("request to %s, want it under /sentry/api/0/", u.Path)
 		}
@@ -401,16 +405,16 @@ func TestSentrySelfHostedPathPrefix(t *testing.T) {
 }
 
 func TestSentryOrganizationDefaultsAndProjects(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.Organization = "" })
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.Organization = "" })
 	ctx := context.Background()
-	ps, err := b.ListProjects(ctx, ListProjectsInput{})
+	ps, err := b.ListProjects(ctx, backend.ListProjectsInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &ProjectList{
-		Organizations: []Organization{{Slug: "acme", Name: "Acme Shop"}},
-		Projects: []Project{
+	want := &backend.ProjectList{
+		Organizations: []backend.Organization{{Slug: "acme", Name: "Acme Shop"}},
+		Projects: []backend.Project{
 			{ID: "11", Slug: "backend", Name: "Backend", Platform: "go", Organization: "acme"},
 			{ID: "12", Slug: "storefront", Name: "Storefront", Platform: "javascript-react", Organization: "acme"},
 		},
@@ -419,14 +423,14 @@ func TestSentryOrganizationDefaultsAndProjects(t *testing.T) {
 		t.Errorf("ListProjects (-want +got):\n%s", diff)
 	}
 	// With no organization configured, the only one the token sees is used.
-	if _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "1001"}); err != nil {
+	if _, err := b.GetIssue(ctx, backend.GetIssueInput{IssueID: "1001"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SearchIssues(ctx, SearchIssuesInput{Project: []string{"no-such-project"}}); !errors.Is(err, ErrNotFound) {
+	if _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Project: []string{"no-such-project"}}); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("unknown project slug: %v, want ErrNotFound", err)
 	}
 	orgCalls := 0
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if u.Path == "/api/0/organizations/" {
 			orgCalls++
 		}
@@ -455,10 +459,10 @@ func TestSentryConfigValidation(t *testing.T) {
 		{base: "https://sentry.io/?x=1", wantErr: "query"},
 	}
 	for _, tc := range cases {
-		b, err := NewSentryBackend(SentryConfig{BaseURL: tc.base, Token: fakeToken})
+		b, err := sentryapi.New(sentryapi.Config{BaseURL: tc.base, Token: sentrytest.Token})
 		switch {
 		case tc.wantErr != "":
-			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) {
+			if !errors.Is(err, backend.ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%q: err = %v, want ErrConfig mentioning %q", tc.base, err, tc.wantErr)
 			}
 		case err != nil:
@@ -468,39 +472,48 @@ func TestSentryConfigValidation(t *testing.T) {
 		}
 	}
 	for _, tok := range []string{"", "abc def", "abc\nX-Injected: 1"} {
-		_, err := NewSentryBackend(SentryConfig{Token: tok})
-		if !errors.Is(err, ErrConfig) || (tok != "" && strings.Contains(err.Error(), tok)) {
+		_, err := sentryapi.New(sentryapi.Config{Token: tok})
+		if !errors.Is(err, backend.ErrConfig) || (tok != "" && strings.Contains(err.Error(), tok)) {
 			t.Errorf("token %q: err = %v, want ErrConfig without the token", tok, err)
 		}
 	}
 }
 
 func TestSentryRefusesBadArgumentsBeforeAnyRequest(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
 	ctx := context.Background()
 	for name, call := range map[string]func() error{
-		"path in issue id": func() error { _, err := b.GetIssue(ctx, GetIssueInput{IssueID: "../../admin"}); return err },
-		"bad event id":     func() error { _, err := b.GetEvent(ctx, GetEventInput{IssueID: "1", EventID: "zzz"}); return err },
-		"bad period":       func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "yesterday"}); return err },
-		"period and start": func() error {
-			_, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1d", Start: "2026-01-01", End: "2026-01-02"})
+		"path in issue id": func() error { _, err := b.GetIssue(ctx, backend.GetIssueInput{IssueID: "../../admin"}); return err },
+		"bad event id": func() error {
+			_, err := b.GetEvent(ctx, backend.GetEventInput{IssueID: "1", EventID: "zzz"})
 			return err
 		},
-		"limit too big": func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Limit: 1000}); return err },
-		"bad sort":      func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Sort: "random"}); return err },
-		"bad cursor":    func() error { _, err := b.SearchIssues(ctx, SearchIssuesInput{Cursor: "a b&c"}); return err },
-		"bad tag key":   func() error { _, err := b.GetTagValues(ctx, GetTagValuesInput{IssueID: "1", Key: "a/b"}); return err },
+		"bad period": func() error {
+			_, err := b.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "yesterday"})
+			return err
+		},
+		"period and start": func() error {
+			_, err := b.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1d", Start: "2026-01-01", End: "2026-01-02"})
+			return err
+		},
+		"limit too big": func() error { _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Limit: 1000}); return err },
+		"bad sort":      func() error { _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Sort: "random"}); return err },
+		"bad cursor":    func() error { _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Cursor: "a b&c"}); return err },
+		"bad tag key": func() error {
+			_, err := b.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: "1", Key: "a/b"})
+			return err
+		},
 		"too many frames": func() error {
-			_, err := b.GetEvent(ctx, GetEventInput{IssueID: "1", MaxFrames: 500})
+			_, err := b.GetEvent(ctx, backend.GetEventInput{IssueID: "1", MaxFrames: 500})
 			return err
 		},
 	} {
-		if err := call(); !errors.Is(err, ErrInvalidInput) {
+		if err := call(); !errors.Is(err, backend.ErrInvalidInput) {
 			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
 		}
 	}
-	if n := len(fake.seen()); n != 0 {
+	if n := len(fake.Seen()); n != 0 {
 		t.Errorf("%d requests sent for invalid arguments, want 0", n)
 	}
 }

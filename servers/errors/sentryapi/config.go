@@ -1,4 +1,4 @@
-package errorserver
+package sentryapi
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
@@ -24,8 +26,8 @@ const (
 	SentryScopes = "org:read, project:read and event:read"
 )
 
-// SentryConfig configures the Sentry REST API backend.
-type SentryConfig struct {
+// Config configures the Sentry REST API backend.
+type Config struct {
 	// BaseURL is sentry.io, a regional host (https://us.sentry.io, https://de.sentry.io)
 	// or a self-hosted server, with any path prefix it is served under
 	// (https://sentry.example.com/sentry/). Plain http is accepted only for loopback
@@ -68,25 +70,25 @@ func parseSentryBaseURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: SENTRY_URL %q is not a URL: %v", ErrConfig, raw, err)
+		return nil, fmt.Errorf("%w: SENTRY_URL %q is not a URL: %v", backend.ErrConfig, raw, err)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("%w: SENTRY_URL must not contain credentials: put the token in SENTRY_AUTH_TOKEN", ErrConfig)
+		return nil, fmt.Errorf("%w: SENTRY_URL must not contain credentials: put the token in SENTRY_AUTH_TOKEN", backend.ErrConfig)
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return nil, fmt.Errorf("%w: SENTRY_URL %q has no host: use https://sentry.io, a regional host such as https://us.sentry.io or your server's URL", ErrConfig, raw)
+		return nil, fmt.Errorf("%w: SENTRY_URL %q has no host: use https://sentry.io, a regional host such as https://us.sentry.io or your server's URL", backend.ErrConfig, raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%w: SENTRY_URL %q must not have a query or fragment", ErrConfig, raw)
+		return nil, fmt.Errorf("%w: SENTRY_URL %q must not have a query or fragment", backend.ErrConfig, raw)
 	}
 	switch u.Scheme {
 	case "https":
 	case "http":
 		if !mcpkit.IsLoopbackHost(u.Hostname()) {
-			return nil, fmt.Errorf("%w: SENTRY_URL %q uses plain http, which would send the token unencrypted: use https (http is accepted only for loopback hosts such as 127.0.0.1, ::1 and localhost)", ErrConfig, raw)
+			return nil, fmt.Errorf("%w: SENTRY_URL %q uses plain http, which would send the token unencrypted: use https (http is accepted only for loopback hosts such as 127.0.0.1, ::1 and localhost)", backend.ErrConfig, raw)
 		}
 	default:
-		return nil, fmt.Errorf("%w: SENTRY_URL %q must use https", ErrConfig, raw)
+		return nil, fmt.Errorf("%w: SENTRY_URL %q must use https", backend.ErrConfig, raw)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	p = strings.TrimSuffix(p, "/api/0")
@@ -97,11 +99,11 @@ func parseSentryBaseURL(raw string) (*url.URL, error) {
 // checkToken refuses tokens that cannot be a header value, without echoing them.
 func checkToken(tok string) error {
 	if tok == "" {
-		return fmt.Errorf("%w: SENTRY_AUTH_TOKEN is empty: create a token with the scopes %s in Sentry (Settings > Auth Tokens) and set it", ErrConfig, SentryScopes)
+		return fmt.Errorf("%w: SENTRY_AUTH_TOKEN is empty: create a token with the scopes %s in Sentry (Settings > Auth Tokens) and set it", backend.ErrConfig, SentryScopes)
 	}
 	for _, r := range tok {
 		if r <= ' ' || r == 0x7f {
-			return fmt.Errorf("%w: SENTRY_AUTH_TOKEN contains whitespace or control characters: copy the token again", ErrConfig)
+			return fmt.Errorf("%w: SENTRY_AUTH_TOKEN contains whitespace or control characters: copy the token again", backend.ErrConfig)
 		}
 	}
 	return nil

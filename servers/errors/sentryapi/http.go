@@ -1,4 +1,4 @@
-package errorserver
+package sentryapi
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
@@ -28,12 +30,12 @@ type apiPage struct {
 // backoff, a Retry-After up to MaxRetryWait is waited out, and at most MaxAttempts
 // requests are sent. What is left when they run out is reported here, naming Sentry,
 // the operation, the status and what to do. Every call is bounded by CallTimeout.
-func (b *SentryBackend) get(ctx context.Context, op string, segments []string, q url.Values, out any) (apiPage, error) {
+func (b *Backend) get(ctx context.Context, op string, segments []string, q url.Values, out any) (apiPage, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.endpoint(segments, q), nil)
 	if err != nil {
-		return apiPage{}, fmt.Errorf("%w: %s: %v", ErrInvalidInput, op, err)
+		return apiPage{}, fmt.Errorf("%w: %s: %v", backend.ErrInvalidInput, op, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+b.cfg.Token)
 	req.Header.Set("Accept", "application/json")
@@ -48,13 +50,13 @@ func (b *SentryBackend) get(ctx context.Context, op string, segments []string, q
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			return apiPage{}, fmt.Errorf("%w: %s: Sentry did not answer within the %s deadline (%s); try again, or narrow the request", ErrUnavailable, op, b.cfg.CallTimeout, plural(attempts, "attempt"))
+			return apiPage{}, fmt.Errorf("%w: %s: Sentry did not answer within the %s deadline (%s); try again, or narrow the request", backend.ErrUnavailable, op, b.cfg.CallTimeout, plural(attempts, "attempt"))
 		case errors.Is(err, upstream.ErrTooLarge):
-			return apiPage{}, fmt.Errorf("%w: %s: Sentry's answer is over %d MiB; narrow the request (a smaller limit or a narrower query)", ErrUnavailable, op, sentryMaxResponse>>20)
+			return apiPage{}, fmt.Errorf("%w: %s: Sentry's answer is over %d MiB; narrow the request (a smaller limit or a narrower query)", backend.ErrUnavailable, op, sentryMaxResponse>>20)
 		}
 		e := upstream.NetworkError("Sentry", "SENTRY_URL ("+b.base.String()+")", err)
 		e.Op = op
-		return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, e)
+		return apiPage{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, e)
 	}
 	body, _ := io.ReadAll(resp.Body) // already in memory: the policy reads it within the attempt
 	resp.Body.Close()
@@ -65,35 +67,35 @@ func (b *SentryBackend) get(ctx context.Context, op string, segments []string, q
 		if upstream.IsHTML(header) {
 			e := upstream.HTMLPage("Sentry", status, "JSON", "SENTRY_URL ("+b.base.String()+")")
 			e.Op, e.Attempts = op, attempts
-			return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, e)
+			return apiPage{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, e)
 		}
 		if err := json.Unmarshal(body, out); err != nil {
 			fault.Problem, fault.Detail, fault.Err = "sent an answer that is not the JSON expected", fmt.Sprintf("%d bytes, %v", len(body), err), err
 			fault.Next = "try again; if it keeps happening, check that SENTRY_URL (" + b.base.String() + ") is the Sentry server and not a proxy or a web page"
-			return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, fault)
+			return apiPage{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, fault)
 		}
 		return apiPage{NextCursor: nextCursor(header.Values("Link"))}, nil
 	case status == http.StatusTooManyRequests:
 		wait, ok := upstream.RetryAfter(header, time.Now())
 		if !ok {
-			return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry in a minute, with fewer requests", ErrRateLimited, op, plural(attempts, "attempt"))
+			return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry in a minute, with fewer requests", backend.ErrRateLimited, op, plural(attempts, "attempt"))
 		}
 		at := time.Now().Add(wait)
-		return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry after %s (in %s)", ErrRateLimited, op, plural(attempts, "attempt"), at.UTC().Format(time.RFC3339), wait.Round(time.Minute))
+		return apiPage{}, fmt.Errorf("%w: Sentry's rate limit refused %s (429, %s): retry after %s (in %s)", backend.ErrRateLimited, op, plural(attempts, "attempt"), at.UTC().Format(time.RFC3339), wait.Round(time.Minute))
 	case status == http.StatusUnauthorized:
-		return apiPage{}, fmt.Errorf("%w: Sentry refused the token (401 Unauthorized) for %s: check SENTRY_AUTH_TOKEN; it must be a valid auth token with the scopes %s", ErrConfig, op, SentryScopes)
+		return apiPage{}, fmt.Errorf("%w: Sentry refused the token (401 Unauthorized) for %s: check SENTRY_AUTH_TOKEN; it must be a valid auth token with the scopes %s", backend.ErrConfig, op, SentryScopes)
 	case status == http.StatusForbidden:
-		return apiPage{}, fmt.Errorf("%w: Sentry refused %s (403 Forbidden)%s: the token in SENTRY_AUTH_TOKEN lacks access; it needs the scopes %s and membership in the organization", ErrConfig, op, detailSuffix(body), SentryScopes)
+		return apiPage{}, fmt.Errorf("%w: Sentry refused %s (403 Forbidden)%s: the token in SENTRY_AUTH_TOKEN lacks access; it needs the scopes %s and membership in the organization", backend.ErrConfig, op, detailSuffix(body), SentryScopes)
 	case status == http.StatusNotFound:
-		return apiPage{}, fmt.Errorf("%w: Sentry has no such resource for %s (404)%s", ErrNotFound, op, detailSuffix(body))
+		return apiPage{}, fmt.Errorf("%w: Sentry has no such resource for %s (404)%s", backend.ErrNotFound, op, detailSuffix(body))
 	case status == http.StatusBadRequest:
-		return apiPage{}, fmt.Errorf("%w: Sentry rejected %s (400)%s", ErrInvalidInput, op, detailSuffix(body))
+		return apiPage{}, fmt.Errorf("%w: Sentry rejected %s (400)%s", backend.ErrInvalidInput, op, detailSuffix(body))
 	case status >= 300 && status < 400:
-		return apiPage{}, fmt.Errorf("%w: Sentry redirected %s (%d) to %s: set SENTRY_URL to the host it redirects to", ErrConfig, op, status, redirectHost(header.Get("Location")))
+		return apiPage{}, fmt.Errorf("%w: Sentry redirected %s (%d) to %s: set SENTRY_URL to the host it redirects to", backend.ErrConfig, op, status, redirectHost(header.Get("Location")))
 	}
 	fault.Detail = strings.TrimPrefix(detailSuffix(body), ": ")
 	fault.Unexpected(header, "SENTRY_URL ("+b.base.String()+")")
-	return apiPage{}, fmt.Errorf("%w: %w", ErrUnavailable, fault)
+	return apiPage{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, fault)
 }
 
 func plural(n int, what string) string {
@@ -105,10 +107,10 @@ func plural(n int, what string) string {
 
 // sentryClient is hc with the shared retry policy (pkg/mcpkit/upstream) around its
 // transport, each attempt bounded by AttemptTimeout and reading the whole body (so a
-// body cut short is a failed attempt), and redirects never followed: a redirect could
+// Body cut short is a failed attempt), and redirects never followed: a redirect could
 // carry the bearer token to another host or over plain http, so a 3xx is reported
 // with the host to configure instead.
-func sentryClient(hc *http.Client, cfg SentryConfig) *http.Client {
+func sentryClient(hc *http.Client, cfg Config) *http.Client {
 	c := *hc
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.Transport = upstream.Policy{
@@ -122,7 +124,7 @@ func sentryClient(hc *http.Client, cfg SentryConfig) *http.Client {
 
 // endpoint builds base + api/0/ + segments + "/" + ?q. Segments are validated ids, and
 // are escaped anyway.
-func (b *SentryBackend) endpoint(segments []string, q url.Values) string {
+func (b *Backend) endpoint(segments []string, q url.Values) string {
 	esc := make([]string, len(segments))
 	for i, s := range segments {
 		esc[i] = url.PathEscape(s)
@@ -143,9 +145,9 @@ func detailSuffix(body []byte) string {
 		return ""
 	}
 	if s, ok := d.Detail.(string); ok {
-		return ": " + (&viewer{}).text(s, 300)
+		return ": " + (&backend.Viewer{}).Text(s, 300)
 	}
-	return ": " + (&viewer{}).jsonText(d.Detail, 300) // an object or a list: as JSON text
+	return ": " + (&backend.Viewer{}).JSONText(d.Detail, 300) // an object or a list: as JSON text
 }
 
 func redirectHost(loc string) string {

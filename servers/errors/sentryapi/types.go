@@ -1,4 +1,4 @@
-package errorserver
+package sentryapi
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -14,48 +15,48 @@ import (
 // uses), and their mapping onto the shared result and event types.
 
 type apiOrg struct {
-	ID   flexString `json:"id"`
-	Slug string     `json:"slug"`
-	Name string     `json:"name"`
+	ID   event.FlexString `json:"id"`
+	Slug string           `json:"slug"`
+	Name string           `json:"name"`
 }
 
 type apiProject struct {
-	ID           flexString `json:"id"`
-	Slug         string     `json:"slug"`
-	Name         string     `json:"name"`
-	Platform     flexString `json:"platform"`
-	Organization *apiOrg    `json:"organization"`
+	ID           event.FlexString `json:"id"`
+	Slug         string           `json:"slug"`
+	Name         string           `json:"name"`
+	Platform     event.FlexString `json:"platform"`
+	Organization *apiOrg          `json:"organization"`
 }
 
 type apiIssue struct {
-	ID        flexString `json:"id"`
-	ShortID   string     `json:"shortId"`
-	Title     string     `json:"title"`
-	Culprit   string     `json:"culprit"`
-	Permalink string     `json:"permalink"`
-	Level     string     `json:"level"`
-	Status    string     `json:"status"`
-	Platform  flexString `json:"platform"`
+	ID        event.FlexString `json:"id"`
+	ShortID   string           `json:"shortId"`
+	Title     string           `json:"title"`
+	Culprit   string           `json:"culprit"`
+	Permalink string           `json:"permalink"`
+	Level     string           `json:"level"`
+	Status    string           `json:"status"`
+	Platform  event.FlexString `json:"platform"`
 	Metadata  struct {
-		Type  flexString `json:"type"`
-		Value flexString `json:"value"`
+		Type  event.FlexString `json:"type"`
+		Value event.FlexString `json:"value"`
 	} `json:"metadata"`
-	Count     flexInt64 `json:"count"`
-	UserCount flexInt64 `json:"userCount"`
-	FirstSeen flexTime  `json:"firstSeen"`
-	LastSeen  flexTime  `json:"lastSeen"`
+	Count     flexInt64      `json:"count"`
+	UserCount flexInt64      `json:"userCount"`
+	FirstSeen event.FlexTime `json:"firstSeen"`
+	LastSeen  event.FlexTime `json:"lastSeen"`
 	Project   struct {
-		ID   flexString `json:"id"`
-		Slug string     `json:"slug"`
+		ID   event.FlexString `json:"id"`
+		Slug string           `json:"slug"`
 	} `json:"project"`
 }
 
 type apiTagValue struct {
-	Value     flexString `json:"value"`
-	Name      flexString `json:"name"`
-	Count     flexInt64  `json:"count"`
-	FirstSeen flexTime   `json:"firstSeen"`
-	LastSeen  flexTime   `json:"lastSeen"`
+	Value     event.FlexString `json:"value"`
+	Name      event.FlexString `json:"name"`
+	Count     flexInt64        `json:"count"`
+	FirstSeen event.FlexTime   `json:"firstSeen"`
+	LastSeen  event.FlexTime   `json:"lastSeen"`
 }
 
 type apiTag struct {
@@ -66,37 +67,37 @@ type apiTag struct {
 }
 
 type apiEventTag struct {
-	Key   string     `json:"key"`
-	Value flexString `json:"value"`
+	Key   string           `json:"key"`
+	Value event.FlexString `json:"value"`
 }
 
 type apiUser struct {
-	ID        flexString `json:"id"`
-	Username  flexString `json:"username"`
-	Email     flexString `json:"email"`
-	IPAddress flexString `json:"ip_address"`
+	ID        event.FlexString `json:"id"`
+	Username  event.FlexString `json:"username"`
+	Email     event.FlexString `json:"email"`
+	IPAddress event.FlexString `json:"ip_address"`
 }
 
 // apiCodeMapping is one of an organization's code mappings
 // (GET /api/0/organizations/{org}/code-mappings/?project={id}): a stack root mapped
 // to a path in a repository.
 type apiCodeMapping struct {
-	ProjectID  flexString `json:"projectId"`
-	RepoName   string     `json:"repoName"`
-	StackRoot  string     `json:"stackRoot"`
-	SourceRoot string     `json:"sourceRoot"`
+	ProjectID  event.FlexString `json:"projectId"`
+	RepoName   string           `json:"repoName"`
+	StackRoot  string           `json:"stackRoot"`
+	SourceRoot string           `json:"sourceRoot"`
 }
 
 type apiEvent struct {
-	ID          flexString       `json:"id"`
-	EventID     flexString       `json:"eventID"`
-	GroupID     flexString       `json:"groupID"`
-	ProjectID   flexString       `json:"projectID"`
+	ID          event.FlexString `json:"id"`
+	EventID     event.FlexString `json:"eventID"`
+	GroupID     event.FlexString `json:"groupID"`
+	ProjectID   event.FlexString `json:"projectID"`
 	Title       string           `json:"title"`
-	Message     flexString       `json:"message"`
-	Culprit     flexString       `json:"culprit"`
-	Platform    flexString       `json:"platform"`
-	DateCreated flexTime         `json:"dateCreated"`
+	Message     event.FlexString `json:"message"`
+	Culprit     event.FlexString `json:"culprit"`
+	Platform    event.FlexString `json:"platform"`
+	DateCreated event.FlexTime   `json:"dateCreated"`
 	Tags        []apiEventTag    `json:"tags"`
 	Entries     []apiEntry       `json:"entries"`
 	Contexts    map[string]any   `json:"contexts"`
@@ -111,15 +112,15 @@ type apiEntry struct {
 }
 
 type apiFrame struct {
-	Function flexString     `json:"function"`
-	Module   flexString     `json:"module"`
-	Filename flexString     `json:"filename"`
-	AbsPath  flexString     `json:"absPath"`
-	LineNo   flexInt        `json:"lineNo"`
-	ColNo    flexInt        `json:"colNo"`
-	InApp    flexBool       `json:"inApp"`
-	Context  [][]any        `json:"context"`
-	Vars     map[string]any `json:"vars"`
+	Function event.FlexString `json:"function"`
+	Module   event.FlexString `json:"module"`
+	Filename event.FlexString `json:"filename"`
+	AbsPath  event.FlexString `json:"absPath"`
+	LineNo   event.FlexInt    `json:"lineNo"`
+	ColNo    event.FlexInt    `json:"colNo"`
+	InApp    event.FlexBool   `json:"inApp"`
+	Context  [][]any          `json:"context"`
+	Vars     map[string]any   `json:"vars"`
 }
 
 type apiStacktrace struct {
@@ -127,12 +128,12 @@ type apiStacktrace struct {
 }
 
 type apiException struct {
-	Type      flexString `json:"type"`
-	Value     flexString `json:"value"`
-	Module    flexString `json:"module"`
+	Type      event.FlexString `json:"type"`
+	Value     event.FlexString `json:"value"`
+	Module    event.FlexString `json:"module"`
 	Mechanism *struct {
-		Type    flexString `json:"type"`
-		Handled flexBool   `json:"handled"`
+		Type    event.FlexString `json:"type"`
+		Handled event.FlexBool   `json:"handled"`
 	} `json:"mechanism"`
 	Stacktrace *apiStacktrace `json:"stacktrace"`
 }
@@ -150,34 +151,34 @@ func (n *flexInt64) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (a *apiIssue) view(v *viewer) Issue {
-	return Issue{
-		ID:        v.text(string(a.ID), capName),
-		ShortID:   v.text(a.ShortID, capName),
-		Title:     v.secretText(a.Title, capTitle),
-		Culprit:   v.text(a.Culprit, capName),
-		Type:      v.text(string(a.Metadata.Type), capName),
-		Value:     v.secretText(string(a.Metadata.Value), capTitle),
-		Level:     v.text(a.Level, capName),
-		Status:    v.text(a.Status, capName),
-		Project:   v.text(a.Project.Slug, capName),
-		Platform:  v.text(string(a.Platform), capName),
+func (a *apiIssue) view(v *backend.Viewer) backend.Issue {
+	return backend.Issue{
+		ID:        v.Text(string(a.ID), backend.CapName),
+		ShortID:   v.Text(a.ShortID, backend.CapName),
+		Title:     v.SecretText(a.Title, backend.CapTitle),
+		Culprit:   v.Text(a.Culprit, backend.CapName),
+		Type:      v.Text(string(a.Metadata.Type), backend.CapName),
+		Value:     v.SecretText(string(a.Metadata.Value), backend.CapTitle),
+		Level:     v.Text(a.Level, backend.CapName),
+		Status:    v.Text(a.Status, backend.CapName),
+		Project:   v.Text(a.Project.Slug, backend.CapName),
+		Platform:  v.Text(string(a.Platform), backend.CapName),
 		Count:     int64(a.Count),
 		UserCount: int64(a.UserCount),
-		FirstSeen: fmtTime(a.FirstSeen.t),
-		LastSeen:  fmtTime(a.LastSeen.t),
-		Permalink: v.text(a.Permalink, capName*2),
+		FirstSeen: backend.FormatTime(a.FirstSeen.T),
+		LastSeen:  backend.FormatTime(a.LastSeen.T),
+		Permalink: v.Text(a.Permalink, backend.CapName*2),
 	}
 }
 
 // view renders one value of tag key; key is the tag asked for (not the value's own
 // "key" field), so the redaction rule follows what the caller named.
-func (t apiTagValue) view(v *viewer, key string) TagValue {
+func (t apiTagValue) view(v *backend.Viewer, key string) backend.TagValue {
 	val := string(t.Value)
 	if val == "" {
 		val = string(t.Name)
 	}
-	return v.countedTagValue(key, val, int64(t.Count), t.FirstSeen.t, t.LastSeen.t)
+	return v.CountedTagValue(key, val, int64(t.Count), t.FirstSeen.T, t.LastSeen.T)
 }
 
 func (e *apiEvent) eventID() string { return event.FirstNonEmpty(string(e.EventID), string(e.ID)) }
@@ -188,7 +189,7 @@ func (e *apiEvent) toEventData() *event.Event {
 		ID:        e.eventID(),
 		IssueID:   string(e.GroupID),
 		Project:   string(e.ProjectID),
-		Timestamp: e.DateCreated.t,
+		Timestamp: e.DateCreated.T,
 		Title:     e.Title,
 		Message:   string(e.Message),
 		Culprit:   string(e.Culprit),
@@ -238,7 +239,7 @@ func (e *apiEvent) toEventData() *event.Event {
 				for _, x := range d.Values {
 					ex := event.Exception{Type: string(x.Type), Value: string(x.Value), Module: string(x.Module)}
 					if x.Mechanism != nil {
-						ex.Mechanism, ex.Handled = string(x.Mechanism.Type), x.Mechanism.Handled.v
+						ex.Mechanism, ex.Handled = string(x.Mechanism.Type), x.Mechanism.Handled.V
 					}
 					if x.Stacktrace != nil {
 						ex.Frames = apiFrames(x.Stacktrace.Frames)
@@ -254,41 +255,41 @@ func (e *apiEvent) toEventData() *event.Event {
 		case "threads":
 			var d struct {
 				Values []struct {
-					Crashed    flexBool       `json:"crashed"`
-					Current    flexBool       `json:"current"`
+					Crashed    event.FlexBool `json:"crashed"`
+					Current    event.FlexBool `json:"current"`
 					Stacktrace *apiStacktrace `json:"stacktrace"`
 				} `json:"values"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil && len(out.Stacktrace) == 0 {
 				for _, t := range d.Values {
-					if t.Stacktrace != nil && len(t.Stacktrace.Frames) > 0 && (len(out.Stacktrace) == 0 || (t.Crashed.v != nil && *t.Crashed.v)) {
+					if t.Stacktrace != nil && len(t.Stacktrace.Frames) > 0 && (len(out.Stacktrace) == 0 || (t.Crashed.V != nil && *t.Crashed.V)) {
 						out.Stacktrace = apiFrames(t.Stacktrace.Frames)
 					}
 				}
 			}
 		case "breadcrumbs":
 			var d struct {
-				Values []sdkBreadcrumb `json:"values"`
+				Values []event.SDKBreadcrumb `json:"values"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
 				for _, b := range d.Values {
 					out.Breadcrumbs = append(out.Breadcrumbs, event.Breadcrumb{
-						Timestamp: b.Timestamp.t, Type: string(b.Type), Category: string(b.Category),
+						Timestamp: b.Timestamp.T, Type: string(b.Type), Category: string(b.Category),
 						Level: string(b.Level), Message: string(b.Message), Data: b.Data,
 					})
 				}
 			}
 		case "request":
 			var d struct {
-				URL     flexString      `json:"url"`
-				Method  flexString      `json:"method"`
-				Query   json.RawMessage `json:"query"`
-				Headers flexPairs       `json:"headers"`
-				Data    any             `json:"data"`
+				URL     event.FlexString `json:"url"`
+				Method  event.FlexString `json:"method"`
+				Query   json.RawMessage  `json:"query"`
+				Headers event.FlexPairs  `json:"headers"`
+				Data    any              `json:"data"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
 				r := &event.Request{URL: string(d.URL), Method: string(d.Method), Headers: d.Headers, Data: d.Data}
-				var pairs flexPairs
+				var pairs event.FlexPairs
 				if json.Unmarshal(d.Query, &pairs) == nil {
 					r.Query = pairs
 				} else {
@@ -301,8 +302,8 @@ func (e *apiEvent) toEventData() *event.Event {
 			}
 		case "message":
 			var d struct {
-				Formatted flexString `json:"formatted"`
-				Message   flexString `json:"message"`
+				Formatted event.FlexString `json:"formatted"`
+				Message   event.FlexString `json:"message"`
 			}
 			if json.Unmarshal(entry.Data, &d) == nil {
 				out.Message = event.FirstNonEmpty(string(d.Formatted), string(d.Message), out.Message)
@@ -317,7 +318,7 @@ func apiFrames(in []apiFrame) []event.Frame {
 	for _, f := range in {
 		fd := event.Frame{
 			Function: string(f.Function), Module: string(f.Module), Filename: string(f.Filename), AbsPath: string(f.AbsPath),
-			Line: int(f.LineNo), Column: int(f.ColNo), InApp: f.InApp.v != nil && *f.InApp.v, Vars: f.Vars,
+			Line: int(f.LineNo), Column: int(f.ColNo), InApp: f.InApp.V != nil && *f.InApp.V, Vars: f.Vars,
 		}
 		for _, c := range f.Context {
 			if len(c) != 2 {
@@ -333,16 +334,16 @@ func apiFrames(in []apiFrame) []event.Frame {
 }
 
 // apiEventSummary is one row of the issue events list.
-func (e *apiEvent) summary(v *viewer) EventSummary {
+func (e *apiEvent) summary(v *backend.Viewer) backend.EventSummary {
 	d := e.toEventData()
-	return EventSummary{
-		ID:          v.text(d.ID, capName),
-		Timestamp:   fmtTime(d.Timestamp),
-		Title:       v.secretText(d.Title, capTitle),
-		Message:     v.secretText(event.FirstLine(d.Message), capTitle),
-		Level:       v.text(d.Level, capName),
-		Environment: v.tagValue("environment", d.Environment),
-		Release:     v.tagValue("release", d.Release),
-		User:        v.tagValue("user", event.FirstNonEmpty(d.Tag("user"), d.User.Label())),
+	return backend.EventSummary{
+		ID:          v.Text(d.ID, backend.CapName),
+		Timestamp:   backend.FormatTime(d.Timestamp),
+		Title:       v.SecretText(d.Title, backend.CapTitle),
+		Message:     v.SecretText(event.FirstLine(d.Message), backend.CapTitle),
+		Level:       v.Text(d.Level, backend.CapName),
+		Environment: v.TagValue("environment", d.Environment),
+		Release:     v.TagValue("release", d.Release),
+		User:        v.TagValue("user", event.FirstNonEmpty(d.Tag("user"), d.User.Label())),
 	}
 }

@@ -1,4 +1,4 @@
-package errorserver
+package sentryapi_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/upstream"
 )
@@ -21,11 +25,11 @@ const searchPath = "/api/0/organizations/acme/issues/"
 
 // recordWaits makes the backend's retry policy return at once from its waits and
 // remember them.
-func recordWaits(t *testing.T, b *SentryBackend) func() []time.Duration {
+func recordWaits(t *testing.T, b *sentryapi.Backend) func() []time.Duration {
 	t.Helper()
-	tr, ok := b.hc.Transport.(*upstream.Transport)
+	tr, ok := b.HTTPClient().Transport.(*upstream.Transport)
 	if !ok {
-		t.Fatalf("the Sentry client's transport is %T; want the shared *upstream.Transport", b.hc.Transport)
+		t.Fatalf("the Sentry client's transport is %T; want the shared *upstream.Transport", b.HTTPClient().Transport)
 	}
 	var mu sync.Mutex
 	var waits []time.Duration
@@ -67,7 +71,7 @@ func hangUp(w http.ResponseWriter, r *http.Request) {
 
 // cutBody promises the fixture's length and sends 50 bytes of it.
 func cutBody(t *testing.T) http.HandlerFunc {
-	body := fixture(t, "issues_page1.json")
+	body := sentrytest.Fixture(t, "issues_page1.json")
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body[:50])
@@ -80,7 +84,7 @@ func cutBody(t *testing.T) http.HandlerFunc {
 }
 
 func answer(t *testing.T, name string) http.HandlerFunc {
-	body := fixture(t, name)
+	body := sentrytest.Fixture(t, name)
 	return func(w http.ResponseWriter, r *http.Request) { w.Write(body) }
 }
 
@@ -113,19 +117,19 @@ func TestSentryFailuresNameSentryOperationStatusAndNextStep(t *testing.T) {
 		{"an HTML login page", func(*testing.T) http.HandlerFunc { return login },
 			[]string{"backend unavailable: search issues: Sentry answered with an HTML page (text/html) instead of JSON (HTTP 200 OK)", "login page", "SENTRY_URL"}, 1},
 		{"JSON cut short with valid framing", func(t *testing.T) http.HandlerFunc {
-			body := fixture(t, "issues_page1.json")[:80]
+			body := sentrytest.Fixture(t, "issues_page1.json")[:80]
 			return func(w http.ResponseWriter, r *http.Request) { w.Write(body) }
 		}, []string{"backend unavailable: search issues: Sentry sent an answer that is not the JSON expected (HTTP 200 OK: 80 bytes, unexpected end of JSON input)", "try again"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake, srv := newFakeSentry(t, "")
+			fake, srv := sentrytest.New(t, "")
 			h, calls := turns(tt.handler(t))
-			fake.setOverride(searchPath, h)
-			b := newTestSentry(t, srv.URL)
+			fake.SetOverride(searchPath, h)
+			b := sentrytest.NewBackend(t, srv.URL)
 			recordWaits(t, b)
-			_, err := b.SearchIssues(context.Background(), SearchIssuesInput{})
-			if !errors.Is(err, ErrUnavailable) {
+			_, err := b.SearchIssues(context.Background(), backend.SearchIssuesInput{})
+			if !errors.Is(err, backend.ErrUnavailable) {
 				t.Fatalf("err = %v; want ErrUnavailable", err)
 			}
 			for _, w := range tt.want {
@@ -133,7 +137,7 @@ func TestSentryFailuresNameSentryOperationStatusAndNextStep(t *testing.T) {
 					t.Errorf("error %q\n  lacks %q", err, w)
 				}
 			}
-			if strings.Contains(err.Error(), fakeToken) || strings.Contains(err.Error(), "Sign in with SSO") {
+			if strings.Contains(err.Error(), sentrytest.Token) || strings.Contains(err.Error(), "Sign in with SSO") {
 				t.Errorf("error leaks the token or the page: %v", err)
 			}
 			if calls() != tt.calls {
@@ -146,9 +150,9 @@ func TestSentryFailuresNameSentryOperationStatusAndNextStep(t *testing.T) {
 // TestSentryUsesTheSharedRetryPolicy: the same scenarios as the GitHub server's
 // TestReadsAreRetriedBySharedPolicy give the same requests and waits.
 func TestSentryUsesTheSharedRetryPolicy(t *testing.T) {
-	if DefaultMaxAttempts != upstream.DefaultAttempts || DefaultMaxRetryWait != upstream.DefaultMaxRetryAfter {
+	if sentryapi.DefaultMaxAttempts != upstream.DefaultAttempts || sentryapi.DefaultMaxRetryWait != upstream.DefaultMaxRetryAfter {
 		t.Errorf("defaults %d attempts / %v Retry-After; want the shared policy's %d / %v",
-			DefaultMaxAttempts, DefaultMaxRetryWait, upstream.DefaultAttempts, upstream.DefaultMaxRetryAfter)
+			sentryapi.DefaultMaxAttempts, sentryapi.DefaultMaxRetryWait, upstream.DefaultAttempts, upstream.DefaultMaxRetryAfter)
 	}
 	tests := []struct {
 		name     string
@@ -161,12 +165,12 @@ func TestSentryUsesTheSharedRetryPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake, srv := newFakeSentry(t, "")
+			fake, srv := sentrytest.New(t, "")
 			h, calls := turns(tt.first, answer(t, "issue_1001.json"))
-			fake.setOverride("/api/0/organizations/acme/issues/1001/", h)
-			b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.MaxAttempts, c.MaxRetryWait = 0, 0 }) // the defaults
+			fake.SetOverride("/api/0/organizations/acme/issues/1001/", h)
+			b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.MaxAttempts, c.MaxRetryWait = 0, 0 }) // the defaults
 			waits := recordWaits(t, b)
-			if _, err := b.GetIssue(context.Background(), GetIssueInput{IssueID: "1001"}); err != nil {
+			if _, err := b.GetIssue(context.Background(), backend.GetIssueInput{IssueID: "1001"}); err != nil {
 				t.Fatalf("err = %v; want success after one retry", err)
 			}
 			if calls() != 2 {

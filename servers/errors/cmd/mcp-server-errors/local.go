@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	errorserver "github.com/mcpkit/reference/servers/errors"
 )
 
@@ -284,7 +286,7 @@ func startLocalOpening(ls localSettings, cfg errorserver.LocalConfig, lock *erro
 const openFailureGrace = 200 * time.Millisecond
 
 // backend is what the MCP server calls: the store, or the store still opening.
-func (r *localRun) backend() errorserver.Backend {
+func (r *localRun) backend() backend.Backend {
 	if r.opening != nil {
 		return r.opening
 	}

@@ -1,28 +1,41 @@
-package errorserver
+// Package sentrytest is a fake Sentry REST API for tests: it serves recorded answers
+// (testdata, embedded) the way sentry.io would, under an optional path prefix, and
+// records every request. The tests of sentryapi, of the tools and of the command use
+// it; no non-test code imports it. It imports sentryapi (NewBackend), nothing else of
+// this module.
+package sentrytest
 
 import (
 	stdcmp "cmp"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/sentryapi"
 )
 
-const fakeToken = "sntrys_test_0123456789abcdef"
+// fixtures are the Sentry API answers the fake serves (testdata/README.md says where
+// they come from).
+//
+//go:embed testdata/*.json
+var fixtures embed.FS
 
-// fakeSentry serves the fixtures in testdata/sentry the way the Sentry API would, under
+// Token is the API token the fake accepts.
+const Token = "sntrys_test_0123456789abcdef"
+
+// Server serves the fixtures in testdata the way the Sentry API would, under
 // an optional path prefix (self-hosted installs), and records every request.
-type fakeSentry struct {
+type Server struct {
 	t      *testing.T
 	prefix string
 
@@ -32,28 +45,28 @@ type fakeSentry struct {
 	override map[string]http.HandlerFunc
 }
 
-func newFakeSentry(t *testing.T, prefix string) (*fakeSentry, *httptest.Server) {
-	f := &fakeSentry{t: t, prefix: prefix, override: map[string]http.HandlerFunc{}}
+func New(t *testing.T, prefix string) (*Server, *httptest.Server) {
+	f := &Server{t: t, prefix: prefix, override: map[string]http.HandlerFunc{}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return f, srv
 }
 
-func (f *fakeSentry) setOverride(path string, h http.HandlerFunc) {
+func (f *Server) SetOverride(path string, h http.HandlerFunc) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.override[path] = h
 }
 
-func (f *fakeSentry) seen() []*url.URL {
+func (f *Server) Seen() []*url.URL {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]*url.URL(nil), f.requests...)
 }
 
-func fixture(t *testing.T, name string) []byte {
+func Fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "sentry", name))
+	b, err := fixtures.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +78,13 @@ func link(base, next string, more bool) string {
 	return fmt.Sprintf(`<%s?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <%s?cursor=%s>; rel="next"; results="%t"; cursor="%s"`, base, base, next, more, next)
 }
 
-func (f *fakeSentry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u := *r.URL
 	f.mu.Lock()
 	f.requests = append(f.requests, &u)
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Authorization") != "Bearer "+fakeToken {
+	if r.Header.Get("Authorization") != "Bearer "+Token {
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte(`{"detail": "Invalid token"}`))
 		return
@@ -88,7 +101,7 @@ func (f *fakeSentry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h(w, r)
 		return
 	}
-	serve := func(name string) { w.Write(fixture(f.t, name)) }
+	serve := func(name string) { w.Write(Fixture(f.t, name)) }
 	switch path {
 	case "/api/0/organizations/":
 		serve("organizations.json")
@@ -148,9 +161,9 @@ func notFound(w http.ResponseWriter) {
 	w.Write([]byte(`{"detail": "The requested resource does not exist"}`))
 }
 
-// serveFixture serves testdata/sentry/name, or 404 as Sentry answers for what does not exist.
-func (f *fakeSentry) serveFixture(w http.ResponseWriter, name string) {
-	b, err := os.ReadFile(filepath.Join("testdata", "sentry", name))
+// serveFixture serves testdata/name, or 404 as Sentry answers for what does not exist.
+func (f *Server) serveFixture(w http.ResponseWriter, name string) {
+	b, err := fixtures.ReadFile("testdata/" + name)
 	if err != nil {
 		notFound(w)
 		return
@@ -161,7 +174,7 @@ func (f *fakeSentry) serveFixture(w http.ResponseWriter, name string) {
 // serveTag answers an issue's tag details (/tags/KEY/) or its values (/tags/KEY/values/)
 // from issue_ID_tag_KEY[_values].json, else from the key's entry in issue_ID_tags.json.
 // Values are ordered as Sentry orders them (see sentryTagValueOrder).
-func (f *fakeSentry) serveTag(w http.ResponseWriter, r *http.Request, issue, key string, values bool) {
+func (f *Server) serveTag(w http.ResponseWriter, r *http.Request, issue, key string, values bool) {
 	name := "issue_" + issue + "_tag_" + key
 	if values {
 		name += "_values"
@@ -170,7 +183,7 @@ func (f *fakeSentry) serveTag(w http.ResponseWriter, r *http.Request, issue, key
 		TopValues []map[string]any `json:"topValues"`
 	}
 	var list []map[string]any
-	if b, err := os.ReadFile(filepath.Join("testdata", "sentry", name+".json")); err == nil {
+	if b, err := fixtures.ReadFile("testdata/" + name + ".json"); err == nil {
 		if !values {
 			w.Write(b)
 			return
@@ -180,7 +193,7 @@ func (f *fakeSentry) serveTag(w http.ResponseWriter, r *http.Request, issue, key
 		}
 	} else {
 		var tags []json.RawMessage
-		if err := json.Unmarshal(fixture(f.t, "issue_"+issue+"_tags.json"), &tags); err != nil {
+		if err := json.Unmarshal(Fixture(f.t, "issue_"+issue+"_tags.json"), &tags); err != nil {
 			f.t.Errorf("fixture issue_%s_tags.json: %v", issue, err)
 		}
 		found := false
@@ -228,14 +241,14 @@ func sentryTagValueOrder(list []map[string]any, sort string) {
 	})
 }
 
-func newTestSentry(t *testing.T, baseURL string, mod ...func(*SentryConfig)) *SentryBackend {
+func NewBackend(t *testing.T, baseURL string, mod ...func(*sentryapi.Config)) *sentryapi.Backend {
 	t.Helper()
-	cfg := SentryConfig{BaseURL: baseURL, Token: fakeToken, Organization: "acme", Logger: slog.New(slog.DiscardHandler),
+	cfg := sentryapi.Config{BaseURL: baseURL, Token: Token, Organization: "acme", Logger: slog.New(slog.DiscardHandler),
 		CallTimeout: 5 * time.Second, AttemptTimeout: 2 * time.Second, MaxRetryWait: 2 * time.Second}
 	for _, m := range mod {
 		m(&cfg)
 	}
-	b, err := NewSentryBackend(cfg)
+	b, err := sentryapi.New(cfg)
 	if err != nil {
 		t.Fatalf("NewSentryBackend: %v", err)
 	}
