@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -27,63 +26,6 @@ import (
 
 // benchClients is the number of concurrent senders in the ingest benchmarks.
 const benchClients = 16
-
-// captureEnvelopes records what sentry-go sends for a few realistic errors (stack
-// traces with source context, breadcrumbs, tags, user, request): the bodies the
-// envelope benchmark replays. Each holds the event id it was sent with.
-func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
-	b.Helper()
-	var mu sync.Mutex
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-		return &http.Response{StatusCode: 200, Body: io.NopCloser(bytes.NewReader([]byte("{}"))), Header: http.Header{}}, nil
-	})
-	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn: "http://" + testKey + "@127.0.0.1:1/42", Environment: "production", Release: "shop@1.4.0", ServerName: "web-3",
-		AttachStacktrace: true, Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rt,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 8 {
-		scope := sentry.NewScope()
-		scope.SetTag("currency", []string{"EUR", "USD"}[i%2])
-		scope.SetTag("tenant", fmt.Sprintf("t%d", i))
-		scope.SetUser(sentry.User{ID: fmt.Sprintf("u-%d", i), Email: fmt.Sprintf("user%d@example.com", i)})
-		req, _ := http.NewRequest(http.MethodPost, "https://shop.example/checkout?step=2", nil)
-		req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36")
-		scope.SetRequest(req)
-		for j := range 5 {
-			scope.AddBreadcrumb(&sentry.Breadcrumb{Category: "http", Message: fmt.Sprintf("POST /api/cart/%d 200", j), Data: map[string]any{"status": 200, "ms": 12 + j}}, 100)
-		}
-		hub := sentry.NewHub(client, scope)
-		switch i % 4 {
-		case 0:
-			chargeCard(hub)
-		case 1:
-			loadCart(hub, "ann")
-		case 2:
-			explode(hub)
-		default:
-			hub.CaptureMessage("inventory low")
-		}
-	}
-	for _, body := range bodies {
-		env, err := parseEnvelope(body)
-		if err != nil || len(env.Header.EventID) != 32 {
-			b.Fatalf("captured envelope: %v", err)
-		}
-		ids = append(ids, string(env.Header.EventID))
-	}
-	return bodies, ids
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // rawClient is a minimal HTTP/1.1 client on one keep-alive connection: it writes a
 // prepared request and reads the status and body of the answer, so that the senders
@@ -352,7 +294,7 @@ func benchStoreDir(b *testing.B) string {
 					for j := range events {
 						events[j] = benchEvent(from+j, total, now)
 					}
-					if err := store.ingest(context.Background(), events); err != nil {
+					if err := store.Ingest(context.Background(), events); err != nil {
 						mu.Lock()
 						benchStore.err = err
 						mu.Unlock()

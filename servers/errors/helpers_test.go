@@ -23,7 +23,7 @@ import (
 )
 
 // testKey is the DSN public key the test stores accept.
-const testKey = "publickey"
+const testKey = testDSNKey
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -58,7 +58,7 @@ func runIngestChild() {
 		os.Exit(2)
 	}
 	fmt.Printf("LISTEN %s\n", ln.Addr())
-	http.Serve(ln, s.IngestHandler())
+	http.Serve(ln, Handler(s))
 }
 
 func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalStore {
@@ -77,7 +77,7 @@ func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalSt
 // startIngest serves the store's ingest endpoint and returns a DSN for project 42.
 func startIngest(t testing.TB, s *LocalStore) (srv *httptest.Server, dsn string) {
 	t.Helper()
-	srv = httptest.NewServer(s.IngestHandler())
+	srv = httptest.NewServer(Handler(s))
 	t.Cleanup(srv.Close)
 	return srv, fmt.Sprintf("http://%s@%s/42", testKey, srv.Listener.Addr())
 }

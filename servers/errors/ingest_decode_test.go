@@ -34,35 +34,6 @@ func checkDecodeAgrees(t testing.TB, payload []byte) bool {
 	return true
 }
 
-// decodeFieldTemplates put a value (%s) in every field the store reads, at every
-// level of nesting.
-var decodeFieldTemplates = []string{
-	`{"event_id": %s}`, `{"timestamp": %s}`, `{"level": %s}`, `{"platform": %s}`, `{"logger": %s}`,
-	`{"transaction": %s}`, `{"culprit": %s}`, `{"server_name": %s}`, `{"release": %s}`, `{"dist": %s}`,
-	`{"environment": %s}`, `{"type": %s}`, `{"message": %s}`, `{"logentry": %s}`, `{"logentry": {"message": %s, "formatted": %s}}`,
-	`{"tags": %s}`, `{"tags": {"a": %s, "b": %s}}`, `{"tags": [["a", %s], %s]}`, `{"tags": [%s]}`,
-	`{"extra": %s}`, `{"extra": {"k": %s}}`, `{"contexts": %s}`, `{"contexts": {"os": %s}}`, `{"contexts": {"os": {"name": %s}}}`,
-	`{"user": %s}`, `{"user": {"id": %s, "username": %s, "email": %s, "ip_address": %s}}`,
-	`{"request": %s}`, `{"request": {"url": %s, "method": %s}}`, `{"request": {"data": %s}}`,
-	`{"request": {"query_string": %s}}`, `{"request": {"headers": %s}}`, `{"request": {"headers": [[%s, %s]]}}`,
-	`{"exception": %s}`, `{"exception": {"values": %s}}`, `{"exception": [%s]}`, `{"exception": {"values": [%s]}}`,
-	`{"exception": [{"type": %s, "value": %s, "module": %s}]}`, `{"exception": [{"mechanism": %s}]}`,
-	`{"exception": [{"mechanism": {"type": %s, "handled": %s}}]}`, `{"exception": [{"stacktrace": %s}]}`,
-	`{"exception": [{"stacktrace": {"frames": %s}}]}`, `{"exception": [{"stacktrace": {"frames": [%s]}}]}`,
-	`{"exception": [{"stacktrace": {"frames": [{"function": %s, "module": %s, "package": %s, "filename": %s, "abs_path": %s}]}}]}`,
-	`{"exception": [{"stacktrace": {"frames": [{"lineno": %s, "colno": %s, "in_app": %s}]}}]}`,
-	`{"exception": [{"stacktrace": {"frames": [{"lineno": 5, "pre_context": %s, "context_line": %s, "post_context": %s}]}}]}`,
-	`{"exception": [{"stacktrace": {"frames": [{"pre_context": [%s], "context_line": "x", "post_context": [%s, "y"]}]}}]}`,
-	`{"exception": [{"stacktrace": {"frames": [{"vars": %s}]}}]}`, `{"exception": [{"stacktrace": {"frames": [{"vars": {"v": %s}}]}}]}`,
-	`{"threads": %s}`, `{"threads": {"values": [%s]}}`, `{"threads": [{"crashed": %s, "current": %s, "stacktrace": %s}]}`,
-	`{"stacktrace": %s}`, `{"stacktrace": {"frames": [{"function": %s}]}}`,
-	`{"breadcrumbs": %s}`, `{"breadcrumbs": {"values": [%s]}}`,
-	`{"breadcrumbs": [{"timestamp": %s, "type": %s, "category": %s, "level": %s, "message": %s}]}`,
-	`{"breadcrumbs": [{"data": %s}]}`, `{"breadcrumbs": {"values": [{"data": {"d": %s}}], "other": %s}}`,
-	`{"fingerprint": %s}`, `{"fingerprint": [%s, "{{ default }}"]}`, `{"sdk": %s}`, `{"sdk": {"name": %s, "version": %s}}`,
-	`{"modules": %s, "level": "info"}`, `{"unknown": {"deep": [%s]}}`,
-}
-
 // decodeShapes are the values the templates are filled with: every JSON shape, and
 // strings that need unescaping, hold other scripts, or are not valid.
 var decodeShapes = []string{

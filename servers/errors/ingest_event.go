@@ -2,6 +2,8 @@ package errorserver
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -578,4 +580,11 @@ func normalizeTags(in []event.Pair) []event.Pair {
 		out = append(out, event.Pair{Key: k, Value: event.Capped(v, event.MaxTagValue)})
 	}
 	return out
+}
+
+// newEventID is a random event id, for an event that came without one.
+func newEventID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

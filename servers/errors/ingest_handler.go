@@ -5,21 +5,43 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
-	"crypto/subtle"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpkit/reference/servers/errors/event"
 	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
-// IngestHandler returns the HTTP handler Sentry SDKs send events to when their DSN
+// Sink is what the ingest endpoint hands the events it decodes to, and asks what it
+// accepts: the local store (store.Store) in the server, a fake in a test. The endpoint
+// knows nothing of how events are kept.
+type Sink interface {
+	// Ingest keeps events durably and returns once they are committed; an error
+	// answers the sender 503 with Retry-After.
+	Ingest(ctx context.Context, events []*event.Event) error
+	// AcceptsKey reports whether key is a DSN public key events are accepted with.
+	AcceptsKey(key string) bool
+	// MaxBodyBytes bounds a request body, compressed and decompressed alike.
+	MaxBodyBytes() int64
+	// Logger receives what the endpoint reports (refusals, skipped items).
+	Logger() *slog.Logger
+	// Now is the clock events are received by.
+	Now() time.Time
+}
+
+// handler serves the endpoints over one Sink.
+type handler struct{ Sink }
+
+// Handler returns the HTTP handler Sentry SDKs send events to when their DSN
 // points at this server (http://KEY@HOST:PORT/PROJECT):
 //
 //	POST /api/<project>/envelope/   the envelope endpoint every current SDK uses
@@ -36,7 +58,8 @@ import (
 // store untouched. The Content-Type is not looked at (SDKs send
 // application/x-sentry-envelope, some nothing at all). Envelope items other than events (transactions, sessions,
 // attachments, client reports, and types this server does not know) are skipped.
-func (s *LocalStore) IngestHandler() http.Handler {
+func Handler(sink Sink) http.Handler {
+	s := handler{sink}
 	mux := http.NewServeMux()
 	envelope := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointEnvelope) }
 	store := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointStore) }
@@ -79,7 +102,7 @@ const (
 // SpotlightProject is the project of events sent to /stream without a DSN.
 const SpotlightProject = "spotlight"
 
-func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoint int) {
+func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint int) {
 	isEnvelope := endpoint != endpointStore
 	// Browser SDKs post cross-origin; the key, not the origin, authorises a sender.
 	w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -103,7 +126,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 		return
 	}
 	key, hasKey := requestKey(r)
-	if hasKey && !s.keyAccepted(key) && endpoint != endpointSpotlight {
+	if hasKey && !s.AcceptsKey(key) && endpoint != endpointSpotlight {
 		s.reject(w, project, http.StatusForbidden, "the DSN public key is not one this store accepts: use the DSN the server was configured with")
 		return
 	}
@@ -129,7 +152,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 			hasKey = true
 		}
 		if !hasKey {
-			if key, hasKey = dsnKey(string(env.Header.DSN)); hasKey && !s.keyAccepted(key) {
+			if key, hasKey = dsnKey(string(env.Header.DSN)); hasKey && !s.AcceptsKey(key) {
 				s.reject(w, project, http.StatusForbidden, "the DSN public key is not one this store accepts: use the DSN the server was configured with")
 				return
 			}
@@ -152,7 +175,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 				}
 				continue
 			}
-			e, err := parseSDKEvent(item.Payload, project, s.now(), id)
+			e, err := parseSDKEvent(item.Payload, project, s.Now(), id)
 			if err != nil {
 				s.reject(w, project, http.StatusBadRequest, fmt.Sprintf("item %d (event): %v", n+1, err))
 				return
@@ -160,22 +183,22 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 			events = append(events, e)
 		}
 		if len(skipped) > 0 {
-			s.logger.Debug("ingest: skipped envelope items", "project", project, "types", skipped)
+			s.Logger().Debug("ingest: skipped envelope items", "project", project, "types", skipped)
 		}
 	} else {
 		if !hasKey {
 			s.reject(w, project, http.StatusUnauthorized, missingKeyDetail)
 			return
 		}
-		e, err := parseSDKEvent(body, project, s.now(), "")
+		e, err := parseSDKEvent(body, project, s.Now(), "")
 		if err != nil {
 			s.reject(w, project, http.StatusBadRequest, err.Error())
 			return
 		}
 		events = append(events, e)
 	}
-	if err := s.ingest(r.Context(), events); err != nil {
-		s.logger.Error("ingest: could not store events", "project", project, "events", len(events), "error", err.Error())
+	if err := s.Ingest(r.Context(), events); err != nil {
+		s.Logger().Error("ingest: could not store events", "project", project, "events", len(events), "error", err.Error())
 		w.Header().Set("Retry-After", "60")
 		ingestError(w, http.StatusServiceUnavailable, "the event could not be stored durably; retry later")
 		return
@@ -193,17 +216,9 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 
 const missingKeyDetail = "no DSN public key: send X-Sentry-Auth: Sentry sentry_key=<key> (SDKs do this), the sentry_key query parameter, or the dsn in the envelope header"
 
-func (s *LocalStore) reject(w http.ResponseWriter, project string, status int, detail string) {
-	s.logger.Debug("ingest: refused", "project", project, "status", status, "detail", detail)
+func (s handler) reject(w http.ResponseWriter, project string, status int, detail string) {
+	s.Logger().Debug("ingest: refused", "project", project, "status", status, "detail", detail)
 	ingestError(w, status, detail)
-}
-
-func (s *LocalStore) keyAccepted(key string) bool {
-	ok := 0
-	for _, k := range s.keys {
-		ok |= subtle.ConstantTimeCompare(k, []byte(key))
-	}
-	return ok == 1
 }
 
 // requestKey reads the DSN public key from X-Sentry-Auth (or Authorization: Sentry ...)
@@ -258,8 +273,8 @@ func dsnProject(dsn string) (string, bool) {
 
 // readBody reads and decodes the request body within the size limit. It returns a
 // non-zero status and a message when the body cannot be accepted.
-func (s *LocalStore) readBody(r *http.Request) ([]byte, int, string) {
-	limit := s.cfg.MaxBodyBytes
+func (s handler) readBody(r *http.Request) ([]byte, int, string) {
+	limit := s.MaxBodyBytes()
 	tooLarge := fmt.Sprintf("request body is over the %d byte limit: send smaller events (SDKs cap their own)", limit)
 	if r.ContentLength > limit {
 		return nil, http.StatusRequestEntityTooLarge, tooLarge

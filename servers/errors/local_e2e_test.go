@@ -2,10 +2,8 @@ package errorserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -18,58 +16,6 @@ import (
 	"github.com/getsentry/sentry-go"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The call sites below are what grouping must tell apart: each function is one place
-// in the code, so each is one issue however often it runs.
-
-var errCartMissing = errors.New("cart missing")
-
-// chargeCard reports "card declined" and returns the line of the capture.
-func chargeCard(hub *sentry.Hub) int {
-	_, _, line, _ := runtime.Caller(0)
-	hub.CaptureException(errors.New("card declined"))
-	return line + 1
-}
-
-// loadCart reports a wrapped error: a chain of two exceptions.
-func loadCart(hub *sentry.Hub, user string) {
-	hub.CaptureException(fmt.Errorf("load cart of %s: %w", user, errCartMissing))
-}
-
-// explode panics with a runtime error and reports it from a deferred recover.
-func explode(hub *sentry.Hub) {
-	defer func() {
-		if r := recover(); r != nil {
-			hub.Recover(r)
-		}
-	}()
-	var counts map[string]int
-	counts["boom"]++
-}
-
-func newTestHub(t *testing.T, dsn, env string, configure func(*sentry.Scope)) *sentry.Hub {
-	t.Helper()
-	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn:              dsn,
-		Environment:      env,
-		Release:          "shop@1.2.3",
-		ServerName:       "web-1",
-		AttachStacktrace: true,
-		// With PII on, the SDK sends Authorization and Cookie headers as they are:
-		// the store must redact them itself.
-		SendDefaultPII: true,
-	})
-	if err != nil {
-		t.Fatalf("sentry.NewClient: %v", err)
-	}
-	scope := sentry.NewScope()
-	scope.SetTag("tenant", "acme")
-	scope.SetUser(sentry.User{ID: "u-1"})
-	if configure != nil {
-		configure(scope)
-	}
-	return sentry.NewHub(client, scope)
-}
 
 func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	ctx := context.Background()
@@ -219,8 +165,8 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		t.Fatalf("latest event exceptions = %+v", ev.Exceptions)
 	}
 	top := ev.Exceptions[0].Frames[0]
-	if !top.InApp || top.Function != "chargeCard" || top.Line != chargeLine || !strings.HasSuffix(top.File, "local_e2e_test.go") {
-		t.Errorf("first frame = %+v, want in-app chargeCard at local_e2e_test.go:%d", top, chargeLine)
+	if !top.InApp || top.Function != "chargeCard" || top.Line != chargeLine || !strings.HasSuffix(top.File, "errorstest.go") {
+		t.Errorf("first frame = %+v, want in-app chargeCard at errorstest.go:%d", top, chargeLine)
 	}
 	var current *backend.ContextLine
 	for i, c := range top.Context {

@@ -2,9 +2,8 @@ package errorserver
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/subtle"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -334,11 +333,30 @@ func (s *LocalStore) Meta(key string) string {
 	return v
 }
 
-// ingest stores events durably and counts them into their issues; it returns once
+// AcceptsKey reports whether key is one of the DSN public keys the store accepts
+// events with (ingest.Sink), in constant time.
+func (s *LocalStore) AcceptsKey(key string) bool {
+	ok := 0
+	for _, k := range s.keys {
+		ok |= subtle.ConstantTimeCompare(k, []byte(key))
+	}
+	return ok == 1
+}
+
+// MaxBodyBytes bounds an ingest request body (LocalConfig.MaxBodyBytes; ingest.Sink).
+func (s *LocalStore) MaxBodyBytes() int64 { return s.cfg.MaxBodyBytes }
+
+// Logger receives the store's and its ingest endpoint's reports (ingest.Sink).
+func (s *LocalStore) Logger() *slog.Logger { return s.logger }
+
+// Now is the store's clock, by which events are received (ingest.Sink).
+func (s *LocalStore) Now() time.Time { return s.now() }
+
+// Ingest stores events durably and counts them into their issues; it returns once
 // they are committed (fsynced). Events whose id is already stored are acknowledged
 // without a second copy. The work that needs no lock (grouping, encoding) is done
 // here, in the caller's goroutine; the writer only runs the SQL.
-func (s *LocalStore) ingest(ctx context.Context, events []*event.Event) error {
+func (s *LocalStore) Ingest(ctx context.Context, events []*event.Event) error {
 	w := s.w.Load()
 	if w == nil {
 		return fmt.Errorf("%w: this store is open to read only", backend.ErrUnavailable)
@@ -371,10 +389,4 @@ func (s *LocalStore) fileTime(ts, received time.Time) (time.Time, bool) {
 		return received, true
 	}
 	return ts, false
-}
-
-func newEventID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

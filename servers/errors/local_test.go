@@ -31,7 +31,7 @@ func ingestTestEvents(t testing.TB, s *LocalStore, from, n int, fn func(i int) (
 		}
 		batch = append(batch, e)
 	}
-	if err := s.ingest(context.Background(), batch); err != nil {
+	if err := s.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -35,7 +35,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.ingest(ctx, []*event.Event{e}); err != nil {
+		if err := store.Ingest(ctx, []*event.Event{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 		e.Timestamp = ts
 		batch = append(batch, e)
 	}
-	if err := store.ingest(context.Background(), batch); err != nil {
+	if err := store.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	windows := [][2]time.Time{

@@ -56,7 +56,7 @@ func BenchmarkIssuePage(b *testing.B) {
 		for i := from; i < from+5000; i++ {
 			events = append(events, pageBenchEvent(i, now))
 		}
-		if err := store.ingest(context.Background(), events); err != nil {
+		if err := store.Ingest(context.Background(), events); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func BenchmarkIssuePage(b *testing.B) {
 	// second later would find them.
 	waitFor(b, "the tags counted", func() bool { return store.Meta(metaTagsThrough) == fmt.Sprint(pageBenchEvents) })
 	b.Logf("store of %d events in one issue built in %s", pageBenchEvents, time.Since(start).Round(time.Millisecond))
-	h := store.PageHandler(PageConfig{}, store.IngestHandler())
+	h := store.PageHandler(PageConfig{}, Handler(store))
 	for _, c := range []struct{ name, path, want string }{
 		{"issue", "/issues/" + id, "100,000"},
 		{"issue_older_events", "", ""},

@@ -24,7 +24,7 @@ import (
 // collector does, and returns the base URL and a DSN for project 42.
 func startPage(t testing.TB, s *LocalStore, cfg PageConfig) (base, dsn string) {
 	t.Helper()
-	srv := httptest.NewServer(s.PageHandler(cfg, s.IngestHandler()))
+	srv := httptest.NewServer(s.PageHandler(cfg, Handler(s)))
 	t.Cleanup(srv.Close)
 	return srv.URL, fmt.Sprintf("http://%s@%s/42", testKey, srv.Listener.Addr())
 }

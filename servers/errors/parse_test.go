@@ -190,7 +190,7 @@ func TestParseQuery(t *testing.T) {
 		}
 		batch = append(batch, e)
 	}
-	if err := store.ingest(context.Background(), batch); err != nil {
+	if err := store.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	// matches runs the terms' SQL against the one stored issue.

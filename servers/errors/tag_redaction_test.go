@@ -72,7 +72,7 @@ func plantLocalTagSecrets(t *testing.T) (*LocalStore, []string) {
 		raw.Tags = append(raw.Tags, event.Pair{Key: k, Value: v})
 	}
 	event.SortPairs(raw.Tags)
-	if err := store.ingest(context.Background(), []*event.Event{raw}); err != nil {
+	if err := store.Ingest(context.Background(), []*event.Event{raw}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()

@@ -329,7 +329,7 @@ func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, lo
 			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
 		}
 	}
-	handler := r.store.IngestHandler()
+	handler := errorserver.Handler(r.store)
 	if ls.page {
 		handler = r.store.PageHandler(pageConfig(ls, dsn, ln, sl, logger), handler)
 		logger.Info("local store: the stored issues are on a page for your browser", "page", pageURL(ln.Addr()))
