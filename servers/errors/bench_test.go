@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -82,7 +84,7 @@ func (c *rawClient) post(req []byte) (int, error) {
 // each waits for its acknowledgement, which comes after the commit is fsynced (group
 // commit). One op = one event.
 func BenchmarkIngestEnvelopes(b *testing.B) {
-	bodies, ids := captureEnvelopes(b)
+	bodies, ids := errorstest.CaptureEnvelopes(b)
 	size := 0
 	for _, body := range bodies {
 		size += len(body)

@@ -9,6 +9,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,14 +88,14 @@ func TestMarshalEventMatchesJSONMarshal(t *testing.T) {
 // TestMarshalEventMatchesOnSentryGo compares the bodies of sentry-go's events, as
 // the store prepares them.
 func TestMarshalEventMatchesOnSentryGo(t *testing.T) {
-	bodies, _ := captureEnvelopes(t)
+	bodies, _ := errorstest.CaptureEnvelopes(t)
 	s := &LocalStore{cfg: LocalConfig{MaxAge: DefaultMaxAge}}
 	for _, body := range bodies {
-		env, err := parseEnvelope(body)
+		env, err := ingest.ParseEnvelope(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := parseSDKEvent(env.Items[0].Payload, "42", time.Now(), "")
+		e, err := ingest.ParseEvent(env.Items[0].Payload, "42", time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,14 +119,14 @@ func TestMarshalEventMatchesOnSentryGo(t *testing.T) {
 // FuzzMarshalEvent compares marshalEvent with json.Marshal on the event any payload
 // decodes to, and on odd strings in every string field.
 func FuzzMarshalEvent(f *testing.F) {
-	for _, tmpl := range decodeFieldTemplates {
+	for _, tmpl := range errorstest.DecodeFieldTemplates {
 		f.Add([]byte(tmpl), "s")
 	}
 	for _, s := range oddStrings {
 		f.Add([]byte(`{"message": "x"}`), s)
 	}
 	f.Fuzz(func(t *testing.T, payload []byte, s string) {
-		if e, err := parseSDKEvent(payload, "1", time.Unix(1, 0), ""); err == nil {
+		if e, err := ingest.ParseEvent(payload, "1", time.Unix(1, 0), ""); err == nil {
 			event.DeriveIssueFields(e)
 			checkMarshalEvent(t, e)
 		}

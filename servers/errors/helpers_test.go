@@ -17,13 +17,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // testKey is the DSN public key the test stores accept.
-const testKey = testDSNKey
+const testKey = errorstest.Key
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -58,7 +61,7 @@ func runIngestChild() {
 		os.Exit(2)
 	}
 	fmt.Printf("LISTEN %s\n", ln.Addr())
-	http.Serve(ln, Handler(s))
+	http.Serve(ln, ingest.Handler(s))
 }
 
 func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalStore {
@@ -77,7 +80,7 @@ func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalSt
 // startIngest serves the store's ingest endpoint and returns a DSN for project 42.
 func startIngest(t testing.TB, s *LocalStore) (srv *httptest.Server, dsn string) {
 	t.Helper()
-	srv = httptest.NewServer(Handler(s))
+	srv = httptest.NewServer(ingest.Handler(s))
 	t.Cleanup(srv.Close)
 	return srv, fmt.Sprintf("http://%s@%s/42", testKey, srv.Listener.Addr())
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -225,7 +227,7 @@ func TestLegacyEventLogIsImported(t *testing.T) {
 	dir := t.TempDir()
 	var events []*event.Event
 	for i := 1; i <= 5; i++ {
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/getsentry/sentry-go"
@@ -67,9 +69,9 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 			defer wg.Done()
 			for i := 0; !stop.Load() && i < 100000; i++ {
 				if i%2 == 0 {
-					chargeCard(hub)
+					errorstest.ChargeCard(hub)
 				} else {
-					loadCart(hub, fmt.Sprintf("user-%d", i))
+					errorstest.LoadCart(hub, fmt.Sprintf("user-%d", i))
 				}
 			}
 		}()
@@ -111,8 +113,8 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	}
 	// And the reopened store keeps accepting events.
 	_, dsn2 := startIngest(t, store)
-	hub := newTestHub(t, dsn2, "after-restart", nil)
-	chargeCard(hub)
+	hub := errorstest.NewTestHub(t, dsn2, "after-restart", nil)
+	errorstest.ChargeCard(hub)
 	if !hub.Flush(10 * time.Second) {
 		t.Fatal("flush after restart failed")
 	}

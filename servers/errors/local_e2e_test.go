@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -23,7 +25,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	defer store.Close()
 	_, dsn := startIngest(t, store)
 
-	staging := newTestHub(t, dsn, "staging", func(s *sentry.Scope) {
+	staging := errorstest.NewTestHub(t, dsn, "staging", func(s *sentry.Scope) {
 		req, _ := http.NewRequest(http.MethodPost, "https://shop.example/checkout?token=tok_live_123&step=2", nil)
 		req.Header.Set("Authorization", "Bearer sk_live_abcdefghijkl")
 		req.Header.Set("Cookie", "session=s3cr3t")
@@ -31,7 +33,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		s.SetRequest(req)
 		s.SetContext("payment", sentry.Context{"card_token": "tok_visa_4242", "amount": 42})
 	})
-	production := newTestHub(t, dsn, "production", nil)
+	production := errorstest.NewTestHub(t, dsn, "production", nil)
 	staging.AddBreadcrumb(&sentry.Breadcrumb{Category: "http", Message: "POST /login password=hunter2", Data: map[string]any{"api_key": "k-123", "status": 500}}, nil)
 
 	flush := func(name string, hub *sentry.Hub) {
@@ -41,17 +43,17 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 	var chargeLine int
 	for range 3 {
-		chargeLine = chargeCard(staging)
+		chargeLine = errorstest.ChargeCard(staging)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	flush("staging", staging) // so bob's event is the issue's latest, which titles it
-	loadCart(staging, "bob")
+	errorstest.LoadCart(staging, "bob")
 	staging.CaptureMessage("inventory low")
 	staging.CaptureMessage("inventory low") // a second call site, same message: same issue
 	staging.CaptureMessage("payment provider slow")
-	explode(staging)
+	errorstest.Explode(staging)
 	flush("staging", staging)
-	chargeCard(production) // after the staging events: the latest of its issue
+	errorstest.ChargeCard(production) // after the staging events: the latest of its issue
 	flush("production", production)
 
 	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1h", Sort: "freq"})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -25,7 +27,7 @@ func ingestTestEvents(t testing.TB, s *LocalStore, from, n int, fn func(i int) (
 	var batch []*event.Event
 	for i := from; i < from+n; i++ {
 		typ, function, tags := fn(i)
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -31,7 +33,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 			ev["timestamp"] = ts.Format(time.RFC3339Nano)
 		}
 		b, _ := json.Marshal(ev)
-		e, err := parseSDKEvent(b, "42", now, "")
+		e, err := ingest.ParseEvent(b, "42", now, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +133,7 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 		fn := fmt.Sprintf("fn%d", rng.IntN(7))
 		ts := now.Add(-time.Duration(rng.Int64N(int64(7 * 24 * time.Hour))))
 		evs = append(evs, ev{fn, ts})
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i+1), "E", "v", fn, nil)), "42", now, "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i+1), "E", "v", fn, nil)), "42", now, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/event"
 )
 
@@ -69,7 +71,7 @@ func BenchmarkIssuePage(b *testing.B) {
 	// second later would find them.
 	waitFor(b, "the tags counted", func() bool { return store.Meta(metaTagsThrough) == fmt.Sprint(pageBenchEvents) })
 	b.Logf("store of %d events in one issue built in %s", pageBenchEvents, time.Since(start).Round(time.Millisecond))
-	h := store.PageHandler(PageConfig{}, Handler(store))
+	h := store.PageHandler(PageConfig{}, ingest.Handler(store))
 	for _, c := range []struct{ name, path, want string }{
 		{"issue", "/issues/" + id, "100,000"},
 		{"issue_older_events", "", ""},

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -40,7 +42,7 @@ func TestParseEnvelope(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := parseEnvelope([]byte(tc.in))
+			env, err := ingest.ParseEnvelope([]byte(tc.in))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
@@ -82,7 +84,7 @@ func TestParseSDKEventAcceptsProtocolVariants(t *testing.T) {
 	  "contexts": {"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
 	  "extra": {"session_id": "abc", "n": 1}
 	}`
-	e, err := parseSDKEvent([]byte(payload), "42", received, "")
+	e, err := ingest.ParseEvent([]byte(payload), "42", received, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestParseSDKEventRejects(t *testing.T) {
 		`{"exception": "a string"}`:      "not valid JSON",
 		`{"breadcrumbs": {"values": 3}}`: "not valid JSON",
 	} {
-		if _, err := parseSDKEvent([]byte(in), "1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ingest.ParseEvent([]byte(in), "1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseSDKEvent(%q) = %v, want an error mentioning %q", in, err, want)
 		}
 	}

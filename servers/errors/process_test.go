@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	"github.com/getsentry/sentry-go"
@@ -174,12 +176,12 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	staging := ackedHub(t, first.dsn, "staging", rec)
 	var chargeLine int
 	for range 3 {
-		chargeLine = chargeCard(staging)
+		chargeLine = errorstest.ChargeCard(staging)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	staging.CaptureMessage("inventory low")
-	explode(staging)
-	chargeCard(ackedHub(t, first.dsn, "production", rec))
+	errorstest.Explode(staging)
+	errorstest.ChargeCard(ackedHub(t, first.dsn, "production", rec))
 	if n := len(rec.acked()); n != 7 {
 		t.Fatalf("%d of 7 events acknowledged; stderr:\n%s", n, first.log())
 	}
@@ -219,7 +221,7 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; !stop.Load() && i < 100000; i++ {
-				loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+				errorstest.LoadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
 			}
 		}()
 	}
@@ -352,9 +354,9 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 			for i := 0; !stop.Load() && i < 100000; i++ {
 				switch i % 3 {
 				case 0:
-					chargeCard(hub)
+					errorstest.ChargeCard(hub)
 				case 1:
-					loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+					errorstest.LoadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
 				default:
 					hub.CaptureMessage("inventory low")
 				}

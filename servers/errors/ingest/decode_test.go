@@ -1,9 +1,11 @@
-package errorserver
+package ingest
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
 
 	"github.com/mcpkit/reference/servers/errors/event"
 
@@ -51,7 +53,7 @@ var decodeShapes = []string{
 var decodeShapesReflective = map[string]bool{`"\ud83d"`: true, `"\udc00x"`: true, "\"bad \xff utf8\"": true}
 
 func TestDecodeSDKEventAgreesOnShapes(t *testing.T) {
-	for _, tmpl := range decodeFieldTemplates {
+	for _, tmpl := range errorstest.DecodeFieldTemplates {
 		n := strings.Count(tmpl, "%s")
 		for _, shape := range decodeShapes {
 			args := make([]any, n)
@@ -109,9 +111,9 @@ func TestDecodeSDKEventAgreesOnOddPayloads(t *testing.T) {
 // TestDecodeSDKEventTakesSentryGo makes sure what sentry-go sends takes the fast way
 // (and decodes to the same event).
 func TestDecodeSDKEventTakesSentryGo(t *testing.T) {
-	bodies, _ := captureEnvelopes(t)
+	bodies, _ := errorstest.CaptureEnvelopes(t)
 	for i, body := range bodies {
-		env, err := parseEnvelope(body)
+		env, err := ParseEnvelope(body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +128,7 @@ func TestDecodeSDKEventTakesSentryGo(t *testing.T) {
 // FuzzDecodeSDKEvent checks that the fast decoder, whenever it takes a payload,
 // decodes it as the reflective decoder does: go test -fuzz FuzzDecodeSDKEvent.
 func FuzzDecodeSDKEvent(f *testing.F) {
-	for _, tmpl := range decodeFieldTemplates {
+	for _, tmpl := range errorstest.DecodeFieldTemplates {
 		for _, shape := range decodeShapes {
 			args := make([]any, strings.Count(tmpl, "%s"))
 			for i := range args {
@@ -135,9 +137,9 @@ func FuzzDecodeSDKEvent(f *testing.F) {
 			f.Add([]byte(fmt.Sprintf(tmpl, args...)))
 		}
 	}
-	bodies, _ := captureEnvelopes(f)
+	bodies, _ := errorstest.CaptureEnvelopes(f)
 	for _, body := range bodies {
-		if env, err := parseEnvelope(body); err == nil {
+		if env, err := ParseEnvelope(body); err == nil {
 			for _, item := range env.Items {
 				f.Add(item.Payload)
 			}

@@ -1,4 +1,4 @@
-package errorserver
+package ingest
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ type envelope struct {
 	Items  []envelopeItem
 }
 
-// parseEnvelope splits body into its header and items. It checks framing only; item
+// ParseEnvelope splits body into its header and items. It checks framing only; item
 // payloads are parsed by their consumers.
-func parseEnvelope(body []byte) (*envelope, error) {
+func ParseEnvelope(body []byte) (*envelope, error) {
 	line, rest := cutLine(body)
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil, fmt.Errorf("envelope is empty: expected a JSON header line then items")

@@ -1,4 +1,4 @@
-package errorserver
+package ingest
 
 import (
 	"bytes"
@@ -120,11 +120,11 @@ type sdkFrame struct {
 	Vars        map[string]any     `json:"vars"`
 }
 
-// parseSDKEvent decodes one event payload and normalises it: lenient about field
+// ParseEvent decodes one event payload and normalises it: lenient about field
 // shapes, strict about the payload being one JSON object; sizes capped; secrets in
 // structured fields redacted before anything reaches the disk. An event without an
 // event_id takes fallbackID (the envelope header's), else a random one.
-func parseSDKEvent(payload []byte, project string, received time.Time, fallbackID string) (*event.Event, error) {
+func ParseEvent(payload []byte, project string, received time.Time, fallbackID string) (*event.Event, error) {
 	trimmed := bytes.TrimSpace(payload)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("event payload is not a JSON object")

@@ -1,4 +1,14 @@
-package errorserver
+// Package ingest is the HTTP endpoint Sentry SDKs send to: envelopes, the older store
+// endpoint and Spotlight's /stream; DSN key checks, body limits and decompression;
+// and the decoding of SDK payloads into event.Event (lenient about shapes, strict
+// about sizes, secrets redacted before anything is kept). It hands the events to a
+// Sink and knows nothing of SQLite.
+//
+// It may import event, backend (the shape of an event id, and the view's rendering of
+// a request body, which is what the store keeps of it) and internal/lazyregexp,
+// nothing else of this module: not the store (the Sink is an interface), the Sentry
+// client, the page or the tools (TestPackagesImportOneWay).
+package ingest
 
 import (
 	"bytes"
@@ -138,7 +148,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 	var events []*event.Event
 	var id string
 	if isEnvelope {
-		env, err := parseEnvelope(body)
+		env, err := ParseEnvelope(body)
 		if err != nil {
 			s.reject(w, project, http.StatusBadRequest, "bad envelope: "+err.Error())
 			return
@@ -175,7 +185,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 				}
 				continue
 			}
-			e, err := parseSDKEvent(item.Payload, project, s.Now(), id)
+			e, err := ParseEvent(item.Payload, project, s.Now(), id)
 			if err != nil {
 				s.reject(w, project, http.StatusBadRequest, fmt.Sprintf("item %d (event): %v", n+1, err))
 				return
@@ -190,7 +200,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 			s.reject(w, project, http.StatusUnauthorized, missingKeyDetail)
 			return
 		}
-		e, err := parseSDKEvent(body, project, s.Now(), "")
+		e, err := ParseEvent(body, project, s.Now(), "")
 		if err != nil {
 			s.reject(w, project, http.StatusBadRequest, err.Error())
 			return

@@ -1,4 +1,4 @@
-package errorserver
+package ingest
 
 import (
 	"reflect"

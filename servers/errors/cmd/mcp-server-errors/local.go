@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
 	"github.com/mcpkit/reference/servers/errors/backend"
 
 	errorserver "github.com/mcpkit/reference/servers/errors"
@@ -329,7 +331,7 @@ func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, lo
 			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
 		}
 	}
-	handler := errorserver.Handler(r.store)
+	handler := ingest.Handler(r.store)
 	if ls.page {
 		handler = r.store.PageHandler(pageConfig(ls, dsn, ln, sl, logger), handler)
 		logger.Info("local store: the stored issues are on a page for your browser", "page", pageURL(ln.Addr()))

@@ -1,7 +1,13 @@
-package errorserver
+// Package errorstest holds what the tests of several packages of the errors server
+// share: sentry-go hubs that report realistic errors (ChargeCard, LoadCart, Explode),
+// the envelopes sentry-go sends for them (CaptureEnvelopes), and the decoder's field
+// templates. Only tests import it; it imports no package of this module, so that the
+// tests of every package can.
+package errorstest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,13 +19,22 @@ import (
 	"github.com/getsentry/sentry-go"
 )
 
-// testDSNKey is the DSN public key the test stores accept.
-const testDSNKey = "publickey"
+// Key is the DSN public key the test stores accept.
+const Key = "publickey"
 
 // The call sites below are what grouping must tell apart: each function is one place
 // in the code, so each is one issue however often it runs.
 
-var errCartMissing = errors.New("cart missing")
+var ErrCartMissing = errors.New("cart missing")
+
+// ChargeCard, LoadCart and Explode are the call sites below as variables, so that a
+// frame of them has the function's own lower-case name, as the tests that read stack
+// traces expect, and no wrapper frame.
+var (
+	ChargeCard = chargeCard
+	LoadCart   = loadCart
+	Explode    = explode
+)
 
 // chargeCard reports "card declined" and returns the line of the capture.
 func chargeCard(hub *sentry.Hub) int {
@@ -30,7 +45,7 @@ func chargeCard(hub *sentry.Hub) int {
 
 // loadCart reports a wrapped error: a chain of two exceptions.
 func loadCart(hub *sentry.Hub, user string) {
-	hub.CaptureException(fmt.Errorf("load cart of %s: %w", user, errCartMissing))
+	hub.CaptureException(fmt.Errorf("load cart of %s: %w", user, ErrCartMissing))
 }
 
 // explode panics with a runtime error and reports it from a deferred recover.
@@ -44,8 +59,8 @@ func explode(hub *sentry.Hub) {
 	counts["boom"]++
 }
 
-// newTestHub is a sentry-go hub sending to dsn, as a shop in environment env would.
-func newTestHub(t *testing.T, dsn, env string, configure func(*sentry.Scope)) *sentry.Hub {
+// NewTestHub is a sentry-go hub sending to dsn, as a shop in environment env would.
+func NewTestHub(t *testing.T, dsn, env string, configure func(*sentry.Scope)) *sentry.Hub {
 	t.Helper()
 	client, err := sentry.NewClient(sentry.ClientOptions{
 		Dsn:              dsn,
@@ -69,13 +84,13 @@ func newTestHub(t *testing.T, dsn, env string, configure func(*sentry.Scope)) *s
 	return sentry.NewHub(client, scope)
 }
 
-// captureEnvelopes records what sentry-go sends for a few realistic errors (stack
+// CaptureEnvelopes records what sentry-go sends for a few realistic errors (stack
 // traces with source context, breadcrumbs, tags, user, request): the bodies the
 // envelope benchmark replays. Each holds the event id it was sent with.
-func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
+func CaptureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
 	b.Helper()
 	var mu sync.Mutex
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	rt := RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		bodies = append(bodies, body)
@@ -83,7 +98,7 @@ func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
 		return &http.Response{StatusCode: 200, Body: io.NopCloser(bytes.NewReader([]byte("{}"))), Header: http.Header{}}, nil
 	})
 	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn: "http://" + testDSNKey + "@127.0.0.1:1/42", Environment: "production", Release: "shop@1.4.0", ServerName: "web-3",
+		Dsn: "http://" + Key + "@127.0.0.1:1/42", Environment: "production", Release: "shop@1.4.0", ServerName: "web-3",
 		AttachStacktrace: true, Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rt,
 	})
 	if err != nil {
@@ -113,23 +128,26 @@ func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
 		}
 	}
 	for _, body := range bodies {
-		env, err := parseEnvelope(body)
-		if err != nil || len(env.Header.EventID) != 32 {
+		header, _, _ := bytes.Cut(body, []byte("\n")) // the envelope header: its first line
+		var h struct {
+			EventID string `json:"event_id"`
+		}
+		if err := json.Unmarshal(header, &h); err != nil || len(h.EventID) != 32 {
 			b.Fatalf("captured envelope: %v", err)
 		}
-		ids = append(ids, string(env.Header.EventID))
+		ids = append(ids, h.EventID)
 	}
 	return bodies, ids
 }
 
-// roundTripFunc is an http.RoundTripper that is a function.
-type roundTripFunc func(*http.Request) (*http.Response, error)
+// RoundTripFunc is an http.RoundTripper that is a function.
+type RoundTripFunc func(*http.Request) (*http.Response, error)
 
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+func (f RoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// decodeFieldTemplates put a value (%s) in every field the store reads, at every
+// DecodeFieldTemplates put a value (%s) in every field the store reads, at every
 // level of nesting.
-var decodeFieldTemplates = []string{
+var DecodeFieldTemplates = []string{
 	`{"event_id": %s}`, `{"timestamp": %s}`, `{"level": %s}`, `{"platform": %s}`, `{"logger": %s}`,
 	`{"transaction": %s}`, `{"culprit": %s}`, `{"server_name": %s}`, `{"release": %s}`, `{"dist": %s}`,
 	`{"environment": %s}`, `{"type": %s}`, `{"message": %s}`, `{"logentry": %s}`, `{"logentry": {"message": %s, "formatted": %s}}`,
