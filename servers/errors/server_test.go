@@ -304,7 +304,7 @@ func TestToolErrorsSayWhatToDo(t *testing.T) {
 }
 
 // TestEveryToolOverTheSentryFake: every tool at both revisions against the fake of the
-// Sentry API (testdata/sentry), with the arguments passed through to the API.
+// Sentry API (sentryapi/sentrytest), with the arguments passed through to the API.
 func TestEveryToolOverTheSentryFake(t *testing.T) {
 	fake, srv := sentrytest.New(t, "")
 	b := sentrytest.NewBackend(t, srv.URL)

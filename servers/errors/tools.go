@@ -65,7 +65,7 @@ func tools(b backend.Backend, remote bool) []mcpkit.ServerTool {
 // The tools carry no output schema (their Out is any) and no title: the result types'
 // schemas would add about 14 KB to tools/list (four times the input schemas) that
 // hosts do not show the model, and the names read well. The results are still JSON
-// objects whose fields are documented on the result types (results.go). A backend
+// objects whose fields are documented on the result types (backend/results.go). A backend
 // error becomes an isError result with the backend's message, which says what was
 // wrong and what to do.
 func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {

@@ -16,7 +16,7 @@ import (
 )
 
 // Storage caps applied when an event is ingested, so one SDK payload cannot make the
-// store or a later answer large. (Display caps, tighter still, are in view.go.)
+// store or a later answer large. (Display caps, tighter still, are in backend/view.go.)
 const (
 	ingestMaxString      = 16 << 10
 	ingestMaxExceptions  = 20
