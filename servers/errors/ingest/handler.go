@@ -48,6 +48,15 @@ type Sink interface {
 	Now() time.Time
 }
 
+// TelemetrySink is a Sink that keeps spans and logs too: the endpoint hands it the
+// events, spans and logs of one request in one call, and acknowledges the request
+// only once it returns (all committed). A Sink that is not one gets the events alone,
+// and the spans and logs are skipped, as other item types are.
+type TelemetrySink interface {
+	Sink
+	IngestTelemetry(ctx context.Context, events []*event.Event, t *Telemetry) error
+}
+
 // handler serves the endpoints over one Sink.
 type handler struct{ Sink }
 
@@ -146,6 +155,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 		return
 	}
 	var events []*event.Event
+	var tel Telemetry
 	var id string
 	if isEnvelope {
 		env, err := ParseEnvelope(body)
@@ -174,6 +184,12 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 		id = string(env.Header.EventID)
 		var skipped map[string]int // most envelopes hold only the event
 		for n, item := range env.Items {
+			if keep, err := s.telemetryItem(&tel, item, project); err != nil {
+				s.reject(w, project, http.StatusBadRequest, fmt.Sprintf("item %d (%s): %v", n+1, item.Type, err))
+				return
+			} else if keep {
+				continue
+			}
 			if item.Type != "event" {
 				if skipped == nil {
 					skipped = map[string]int{}
@@ -207,7 +223,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 		}
 		events = append(events, e)
 	}
-	if err := s.Ingest(r.Context(), events); err != nil {
+	if err := s.ingest(r.Context(), events, &tel); err != nil {
 		s.Logger().Error("ingest: could not store events", "project", project, "events", len(events), "error", err.Error())
 		w.Header().Set("Retry-After", "60")
 		ingestError(w, http.StatusServiceUnavailable, "the event could not be stored durably; retry later")
