@@ -60,6 +60,9 @@ func (s *LocalStore) ListProjects(ctx context.Context, in backend.ListProjectsIn
 	if err := rows.Err(); err != nil {
 		return nil, queryFailed("list projects", err)
 	}
+	if err := s.addItemKinds(ctx, v, out); err != nil {
+		return nil, queryFailed("list projects", err)
+	}
 	if len(out.Projects) > 500 {
 		out.Projects = out.Projects[:500]
 		out.Cut("more than 500 projects: only the first 500 by id are listed")

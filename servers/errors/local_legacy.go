@@ -82,7 +82,7 @@ func (s *LocalStore) importLegacy() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := s.w.Load().write(batch)
+		err := s.w.Load().write(batch, nil)
 		batch = batch[:0]
 		return err
 	}

@@ -48,6 +48,9 @@ func (w *writer) retainTx(ctx context.Context, age bool) error {
 				break
 			}
 		}
+		if err := w.retainTelemetryAge(ctx, cutoff); err != nil {
+			return err
+		}
 	}
 	if s.cfg.MaxTotalBytes <= 0 {
 		return nil
@@ -68,13 +71,20 @@ func (w *writer) retainTx(ctx context.Context, age bool) error {
 		if err := w.queryRow(ctx, `SELECT events FROM stats`).Scan(&events); err != nil {
 			return err
 		}
-		if events == 0 || used <= target {
+		if used <= target {
 			break
 		}
-		avg := max(used/events, 1)
+		avg := max(used/max(events, 1), 1)
 		n := min(max((used-target+avg-1)/avg, 1), dropChunk)
-		if _, err := w.drop(ctx, `SELECT n FROM events ORDER BY ts, n LIMIT ?`, []any{n}, reasonBytes); err != nil {
+		if tel, err := w.dropOldestTelemetry(ctx, max(n, 500)); err != nil {
 			return err
+		} else if !tel {
+			if events == 0 {
+				break
+			}
+			if _, err := w.drop(ctx, `SELECT n FROM events ORDER BY ts, n LIMIT ?`, []any{n}, reasonBytes); err != nil {
+				return err
+			}
 		}
 		if _, err := w.exec(ctx, `PRAGMA incremental_vacuum`); err != nil {
 			return err

@@ -23,6 +23,13 @@ import (
 //	issue_tag_keys  per issue and tag key: events with the key, distinct values counted,
 //	                events whose value was past the per-issue cap
 //	issue_tags      per issue, key and value: events, first and last event time
+//	spans           one row per span (of a transaction, or sent alone): the columns a
+//	                trace, a search and retention need, and the normalised span (JSON)
+//	logs            one row per log line: the columns filters need, the line (JSON)
+//	log_text        FTS5 (trigram, contentless) over each log's lower-cased body, for
+//	                substring search; its rowid is the log's n
+//	item_kinds      per project and envelope item type: items received, whether they
+//	                are kept, last seen (what list_projects says a project sends)
 //
 // PRAGMA user_version is the schema version. migrations[i] takes a database from
 // version i to i+1; a database newer than this program is refused.
@@ -78,6 +85,51 @@ CREATE TABLE issue_tags (issue INTEGER NOT NULL, key TEXT NOT NULL, value TEXT N
 	first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 	PRIMARY KEY (issue, key, value)) WITHOUT ROWID;
 CREATE INDEX issue_tags_value ON issue_tags (key, value, issue);
+`,
+	// Spans and logs (#28): self-contained, so the lead may order it after the
+	// migrations of other branches.
+	`
+CREATE TABLE spans (
+	n           INTEGER PRIMARY KEY,
+	trace_id    TEXT NOT NULL,
+	span_id     TEXT NOT NULL,
+	parent_id   TEXT NOT NULL DEFAULT '',
+	segment     INTEGER NOT NULL DEFAULT 0,
+	project     TEXT NOT NULL,
+	txn         TEXT NOT NULL DEFAULT '',
+	op          TEXT NOT NULL DEFAULT '',
+	description TEXT NOT NULL DEFAULT '',
+	status      TEXT NOT NULL DEFAULT '',
+	environment TEXT NOT NULL DEFAULT '',
+	release     TEXT NOT NULL DEFAULT '',
+	start       INTEGER NOT NULL,
+	duration    INTEGER NOT NULL,
+	received    INTEGER NOT NULL,
+	size        INTEGER NOT NULL,
+	body        BLOB NOT NULL,
+	UNIQUE (trace_id, span_id)
+);
+CREATE INDEX spans_start ON spans (start);
+CREATE INDEX spans_duration ON spans (duration);
+CREATE TABLE logs (
+	n           INTEGER PRIMARY KEY,
+	log_id      TEXT NOT NULL UNIQUE,
+	project     TEXT NOT NULL,
+	ts          INTEGER NOT NULL,
+	received    INTEGER NOT NULL,
+	trace_id    TEXT NOT NULL DEFAULT '',
+	span_id     TEXT NOT NULL DEFAULT '',
+	level       TEXT NOT NULL DEFAULT '',
+	environment TEXT NOT NULL DEFAULT '',
+	release     TEXT NOT NULL DEFAULT '',
+	size        INTEGER NOT NULL,
+	body        BLOB NOT NULL
+);
+CREATE INDEX logs_ts ON logs (ts);
+CREATE INDEX logs_trace ON logs (trace_id, ts) WHERE trace_id != '';
+CREATE VIRTUAL TABLE log_text USING fts5 (text, content = '', contentless_delete = 1, tokenize = 'trigram');
+CREATE TABLE item_kinds (project TEXT NOT NULL, kind TEXT NOT NULL, kept INTEGER NOT NULL, items INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+	PRIMARY KEY (project, kind)) WITHOUT ROWID;
 `,
 }
 

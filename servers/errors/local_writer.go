@@ -153,6 +153,7 @@ const (
 
 type ingestReq struct {
 	events []*preparedEvent
+	tel    *preparedTelemetry // spans, logs and item kinds (local_telemetry.go), or nil
 	done   chan error
 }
 
@@ -376,7 +377,11 @@ func newWriter(s *LocalStore) (*writer, error) {
 var errStoreClosed = errors.New("the local store is closed")
 
 func (w *writer) submit(ctx context.Context, events []*preparedEvent) error {
-	r := &ingestReq{events: events, done: make(chan error, 1)}
+	return w.submitReq(ctx, &ingestReq{events: events, done: make(chan error, 1)})
+}
+
+// submitReq queues r and waits until it is committed or failed.
+func (w *writer) submitReq(ctx context.Context, r *ingestReq) error {
 	select {
 	case w.reqs <- r:
 	case <-w.quit:
@@ -468,12 +473,12 @@ func (w *writer) run() {
 
 func (w *writer) gather(first *ingestReq) []*ingestReq {
 	batch := []*ingestReq{first}
-	n := len(first.events)
+	n := len(first.events) + first.tel.items()
 	for n < maxBatchEvents {
 		select {
 		case r := <-w.reqs:
 			batch = append(batch, r)
-			n += len(r.events)
+			n += len(r.events) + r.tel.items()
 		default:
 			return batch
 		}
@@ -483,12 +488,14 @@ func (w *writer) gather(first *ingestReq) []*ingestReq {
 
 func (w *writer) commitBatch(batch []*ingestReq) {
 	var events []*preparedEvent
+	var tel preparedTelemetry
 	for _, r := range batch {
 		events = append(events, r.events...)
+		tel.add(r.tel)
 	}
 	err := w.failed
 	if err == nil {
-		err = w.write(events)
+		err = w.write(events, &tel)
 		if err == nil {
 			w.commits.Add(1)
 		}
@@ -541,10 +548,13 @@ type bucketKey struct {
 
 // write commits events in one transaction: the events (a stored id is skipped), then
 // the issue rows, count buckets and tag counts they change, then retention by size.
-func (w *writer) write(events []*preparedEvent) error {
+func (w *writer) write(events []*preparedEvent, tel *preparedTelemetry) error {
 	ctx := context.Background()
 	return w.inTx(ctx, func() error {
 		if err := w.writeEvents(ctx, events); err != nil {
+			return err
+		}
+		if err := w.writeTelemetry(ctx, tel); err != nil {
 			return err
 		}
 		return w.retainTx(ctx, false)

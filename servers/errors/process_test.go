@@ -4,6 +4,7 @@ package errorserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -340,27 +341,45 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		return n
 	}
 
-	rec := &retryingRecorder{ackRecorder: ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}, retryEvery: 5}
+	// Mixed load: errors, transactions (with spans) and logs. items records the spans
+	// and logs of every acknowledged request.
+	items := &itemRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
+	rec := &retryingRecorder{ackRecorder: ackRecorder{next: items}, retryEvery: 5}
 	const clients = 16
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for w := range clients {
 		hub := syncHub(t, sentry.ClientOptions{
 			Dsn: collector.dsn, Environment: fmt.Sprintf("load-%d", w%4), Release: "shop@2.0.0", HTTPTransport: rec,
+			EnableTracing: true, TracesSampleRate: 1, EnableLogs: true,
 		})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx := sentry.SetHubOnContext(context.Background(), hub)
+			logger := sentry.NewLogger(ctx)
 			for i := 0; !stop.Load() && i < 100000; i++ {
-				switch i % 3 {
+				switch i % 5 {
 				case 0:
 					errorstest.ChargeCard(hub)
 				case 1:
 					errorstest.LoadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
-				default:
+				case 2:
 					hub.CaptureMessage("inventory low")
+				case 3:
+					tx := sentry.StartTransaction(ctx, "POST /checkout", sentry.WithOpName("http.server"))
+					for _, op := range []string{"db.query", "http.client", "cache.get"} {
+						tx.StartChild(op).Finish()
+					}
+					tx.Finish()
+				default:
+					logger.Info().Emitf("load %d %d", w, i)
+					if i%50 == 49 {
+						hub.Flush(time.Second) // send the batch now, not in five seconds
+					}
 				}
 			}
+			hub.Flush(5 * time.Second) // the last log batch
 		}()
 	}
 	// The readers see events arrive while the collector runs, without restarting.
@@ -369,7 +388,7 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		for i, r := range readers {
 			seen[i] = max(seen[i], count(r))
 		}
-		return seen[0] >= 100 && seen[1] >= 100 && len(rec.acked()) >= 300
+		return seen[0] >= 100 && seen[1] >= 100 && len(rec.acked()) >= 300 && items.loggedBatches() >= 4
 	})
 	if err := collector.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -385,6 +404,8 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 	if rec.retried.Load() == 0 {
 		t.Fatal("no request was retried: the test did not exercise deduplication")
 	}
+	items.checkStoredOnce(t, dir)
+	acked = items.errorIDs(acked)
 
 	// The readers, still running, find every acknowledged event exactly once.
 	for i, r := range readers {

@@ -10,14 +10,16 @@ type Organization struct {
 
 // Project is one project that events are sent to.
 type Project struct {
-	ID           string `json:"id" jsonschema_description:"Project id (the number at the end of a DSN)."`
-	Slug         string `json:"slug" jsonschema_description:"Project slug."`
-	Name         string `json:"name,omitempty" jsonschema_description:"Display name."`
-	Platform     string `json:"platform,omitempty" jsonschema_description:"Platform such as go or python or javascript."`
-	Organization string `json:"organization,omitempty" jsonschema_description:"Slug of the organization the project belongs to."`
-	Issues       int    `json:"issues,omitempty" jsonschema_description:"Issues stored (local store only)."`
-	Events       int64  `json:"events,omitempty" jsonschema_description:"Events stored (local store only)."`
-	DSN          string `json:"dsn,omitempty" jsonschema_description:"The DSN an application sets to send this project's events here (local store only)."`
+	ID           string   `json:"id" jsonschema_description:"Project id (the number at the end of a DSN)."`
+	Slug         string   `json:"slug" jsonschema_description:"Project slug."`
+	Name         string   `json:"name,omitempty" jsonschema_description:"Display name."`
+	Platform     string   `json:"platform,omitempty" jsonschema_description:"Platform such as go or python or javascript."`
+	Organization string   `json:"organization,omitempty" jsonschema_description:"Slug of the organization the project belongs to."`
+	Issues       int      `json:"issues,omitempty" jsonschema_description:"Issues stored (local store only)."`
+	Events       int64    `json:"events,omitempty" jsonschema_description:"Events stored (local store only)."`
+	DSN          string   `json:"dsn,omitempty" jsonschema_description:"The DSN an application sets to send this project's events here (local store only)."`
+	Receives     []string `json:"receives,omitempty" jsonschema_description:"Envelope item types this project sends that the store keeps: event, transaction, span, log, otel_log (local store only)."`
+	Drops        []string `json:"drops,omitempty" jsonschema_description:"Envelope item types this project sends that the store acknowledges and drops, such as session, profile, replay_event (local store only)."`
 }
 
 // ProjectList is ListProjects' result.

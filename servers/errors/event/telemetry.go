@@ -205,3 +205,29 @@ func NormalizeID(id string, n int) (string, bool) {
 	}
 	return id, true
 }
+
+// Telemetry is what one request to the ingest endpoint holds besides error events:
+// its spans and logs, and how many items of each envelope item type it carried (what
+// list_projects reports a project sends, kept or dropped).
+type Telemetry struct {
+	Project string
+	Spans   []*Span
+	Logs    []*Log
+	// Kinds counts the request's items by envelope item type ("event", "transaction",
+	// "session", ...; "unknown" for a type this server does not know).
+	Kinds map[string]int
+	// Skipped counts the spans and logs that could not be placed (no valid ids).
+	Skipped int
+}
+
+// CountKind counts one item of type kind.
+func (t *Telemetry) CountKind(kind string) {
+	if t.Kinds == nil {
+		t.Kinds = map[string]int{}
+	}
+	t.Kinds[kind]++
+}
+
+// KeptKinds are the envelope item types the local store keeps; it acknowledges and
+// drops every other.
+var KeptKinds = map[string]bool{"event": true, "transaction": true, "span": true, "log": true, "otel_log": true}

@@ -54,7 +54,7 @@ type Sink interface {
 // and the spans and logs are skipped, as other item types are.
 type TelemetrySink interface {
 	Sink
-	IngestTelemetry(ctx context.Context, events []*event.Event, t *Telemetry) error
+	IngestTelemetry(ctx context.Context, events []*event.Event, t *event.Telemetry) error
 }
 
 // handler serves the endpoints over one Sink.
@@ -155,7 +155,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 		return
 	}
 	var events []*event.Event
-	var tel Telemetry
+	var tel event.Telemetry
 	var id string
 	if isEnvelope {
 		env, err := ParseEnvelope(body)

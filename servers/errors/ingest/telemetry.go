@@ -31,16 +31,6 @@ import (
 // placed (a span without a valid trace and span id, a log without a body) rather than
 // refuse the envelope: the error event beside them matters more.
 
-// Telemetry is what the items of one envelope hold besides error events.
-type Telemetry struct {
-	Spans []*event.Span
-	Logs  []*event.Log
-	// Skipped counts the spans and logs that could not be placed.
-	Skipped int
-}
-
-func (t *Telemetry) empty() bool { return t == nil || len(t.Spans) == 0 && len(t.Logs) == 0 }
-
 // maxItemsPerContainer bounds the spans or logs one item may hold.
 const maxItemsPerContainer = 1000
 
@@ -445,9 +435,15 @@ func logID(project string, raw []byte) string {
 
 // telemetryItem decodes a transaction, span, log or otel_log item into t when the
 // sink keeps them; false for every other item (and for these when it does not).
-func (s handler) telemetryItem(t *Telemetry, item envelopeItem, project string) (bool, error) {
+func (s handler) telemetryItem(t *event.Telemetry, item envelopeItem, project string) (bool, error) {
 	if _, ok := s.Sink.(TelemetrySink); !ok {
 		return false, nil
+	}
+	t.Project = project
+	if knownItemTypes[item.Type] || item.Type == "event" {
+		t.CountKind(item.Type)
+	} else {
+		t.CountKind("unknown")
 	}
 	now := s.Now()
 	switch item.Type {
@@ -475,8 +471,8 @@ func (s handler) telemetryItem(t *Telemetry, item envelopeItem, project string) 
 
 // ingest hands what the request carried to the sink: events, spans and logs in one
 // call to a TelemetrySink, the events alone to any other.
-func (s handler) ingest(ctx context.Context, events []*event.Event, t *Telemetry) error {
-	if ts, ok := s.Sink.(TelemetrySink); ok && !t.empty() {
+func (s handler) ingest(ctx context.Context, events []*event.Event, t *event.Telemetry) error {
+	if ts, ok := s.Sink.(TelemetrySink); ok && len(t.Kinds) > 0 {
 		if t.Skipped > 0 {
 			s.Logger().Debug("ingest: spans or logs without ids skipped", "count", t.Skipped)
 		}

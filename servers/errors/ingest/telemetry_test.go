@@ -35,7 +35,7 @@ func (f *fakeSink) Ingest(_ context.Context, events []*event.Event) error {
 	return nil
 }
 
-func (f *fakeSink) IngestTelemetry(_ context.Context, events []*event.Event, t *Telemetry) error {
+func (f *fakeSink) IngestTelemetry(_ context.Context, events []*event.Event, t *event.Telemetry) error {
 	f.events = append(f.events, events...)
 	f.spans = append(f.spans, t.Spans...)
 	f.logs = append(f.logs, t.Logs...)
