@@ -514,7 +514,11 @@ func (s *LocalStore) GetEvent(ctx context.Context, in backend.GetEventInput) (*b
 		return nil, fmt.Errorf("%w: the stored event is unreadable: %v", backend.ErrUnavailable, err)
 	}
 	e.IssueID = is.id
-	return backend.ViewEvent(&e, opts), nil
+	ev := backend.ViewEvent(&e, opts)
+	if ev.Trace != "" {
+		ev.TraceSpans = s.traceSpans(ctx, ev.Trace)
+	}
+	return ev, nil
 }
 
 // ListIssueEvents lists an issue's events newest first (by event time), keyset-paged.

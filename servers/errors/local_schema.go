@@ -28,6 +28,7 @@ import (
 //	logs            one row per log line: the columns filters need, the line (JSON)
 //	log_text        FTS5 (trigram, contentless) over each log's lower-cased body, for
 //	                substring search; its rowid is the log's n
+//	event_traces    the trace of each event that names one (its trace context)
 //	item_kinds      per project and envelope item type: items received, whether they
 //	                are kept, last seen (what list_projects says a project sends)
 //
@@ -128,6 +129,9 @@ CREATE TABLE logs (
 CREATE INDEX logs_ts ON logs (ts);
 CREATE INDEX logs_trace ON logs (trace_id, ts) WHERE trace_id != '';
 CREATE VIRTUAL TABLE log_text USING fts5 (text, content = '', contentless_delete = 1, tokenize = 'trigram');
+CREATE TABLE event_traces (trace_id TEXT NOT NULL, event_id TEXT NOT NULL, ts INTEGER NOT NULL,
+	PRIMARY KEY (trace_id, event_id)) WITHOUT ROWID;
+CREATE INDEX event_traces_ts ON event_traces (ts);
 CREATE TABLE item_kinds (project TEXT NOT NULL, kind TEXT NOT NULL, kept INTEGER NOT NULL, items INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 	PRIMARY KEY (project, kind)) WITHOUT ROWID;
 `,

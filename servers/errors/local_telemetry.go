@@ -127,7 +127,7 @@ func (w *writer) writeTelemetry(ctx context.Context, t *preparedTelemetry) error
 		res, err := w.exec(ctx, `INSERT INTO spans (trace_id, span_id, parent_id, segment, project, txn, op, description, status, environment, release, start, duration, received, size, body)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (trace_id, span_id) DO NOTHING`,
 			s.TraceID, s.SpanID, s.ParentSpanID, seg, s.Project, s.Transaction, s.Op, s.Description, s.Status, s.Environment, s.Release,
-			s.Start.UnixNano(), s.Duration().Nanoseconds(), s.Received.UnixNano(), len(p.body), p.body)
+			s.Start.UnixNano(), s.Duration().Nanoseconds(), s.Received.UnixNano(), len(p.body), string(p.body))
 		if err != nil {
 			return fmt.Errorf("store span: %w", err)
 		}
@@ -140,7 +140,7 @@ func (w *writer) writeTelemetry(ctx context.Context, t *preparedTelemetry) error
 		var n int64
 		err := w.queryRow(ctx, `INSERT INTO logs (log_id, project, ts, received, trace_id, span_id, level, environment, release, size, body)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (log_id) DO NOTHING RETURNING n`,
-			l.ID, l.Project, p.ts, l.Received.UnixNano(), l.TraceID, l.SpanID, l.Level, l.Environment, l.Release, len(p.body), p.body).Scan(&n)
+			l.ID, l.Project, p.ts, l.Received.UnixNano(), l.TraceID, l.SpanID, l.Level, l.Environment, l.Release, len(p.body), string(p.body)).Scan(&n)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // stored before
 		}
@@ -166,9 +166,33 @@ func (w *writer) writeTelemetry(ctx context.Context, t *preparedTelemetry) error
 	return nil
 }
 
+// writeEventTraces notes the trace of each event that names one, so a trace finds
+// its errors (a stored event id is skipped).
+func (w *writer) writeEventTraces(ctx context.Context, events []*preparedEvent) error {
+	for _, p := range events {
+		if p.traceID == "" {
+			continue
+		}
+		if _, err := w.exec(ctx, `INSERT INTO event_traces (trace_id, event_id, ts) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, p.traceID, p.id, p.ts); err != nil {
+			return fmt.Errorf("note the event's trace: %w", err)
+		}
+	}
+	return nil
+}
+
+// eventTraceID is the trace id of an event's trace context, normalised; "" without one.
+func eventTraceID(e *event.Event) string {
+	id, _ := e.Contexts["trace"]["trace_id"].(string)
+	id, _ = event.NormalizeID(id, 32)
+	return id
+}
+
 // retainTelemetryAge drops spans that started, and logs filed, before cutoff.
 func (w *writer) retainTelemetryAge(ctx context.Context, cutoff int64) error {
 	if _, err := w.exec(ctx, `DELETE FROM spans WHERE start < ?`, cutoff); err != nil {
+		return err
+	}
+	if _, err := w.exec(ctx, `DELETE FROM event_traces WHERE ts < ?`, cutoff); err != nil {
 		return err
 	}
 	return w.dropLogs(ctx, `SELECT n FROM logs WHERE ts < ?`, cutoff)

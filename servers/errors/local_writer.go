@@ -31,6 +31,7 @@ type preparedEvent struct {
 	title, culprit, typ, value, level, plat string
 	message, environment, release, user     string
 	ts, received                            int64
+	traceID                                 string // its trace context's (local_telemetry.go)
 	tags                                    []event.Pair
 	tagsJSON, body                          []byte
 }
@@ -56,7 +57,7 @@ func (s *LocalStore) prepare(e *event.Event, received time.Time) (*preparedEvent
 	p := &preparedEvent{
 		id: e.ID, issueID: e.IssueID, shortID: event.ShortIDFor(e.Project, e.IssueID), project: e.Project,
 		title: e.Title, culprit: e.Culprit, level: e.Level, plat: e.Platform,
-		ts: e.Timestamp.UnixNano(), received: e.Received.UnixNano(), body: body,
+		ts: e.Timestamp.UnixNano(), received: e.Received.UnixNano(), body: body, traceID: eventTraceID(e),
 	}
 	if n := len(e.Exceptions); n > 0 {
 		p.typ = event.Capped(e.Exceptions[n-1].Type, 256)
@@ -552,6 +553,9 @@ func (w *writer) write(events []*preparedEvent, tel *preparedTelemetry) error {
 	ctx := context.Background()
 	return w.inTx(ctx, func() error {
 		if err := w.writeEvents(ctx, events); err != nil {
+			return err
+		}
+		if err := w.writeEventTraces(ctx, events); err != nil {
 			return err
 		}
 		if err := w.writeTelemetry(ctx, tel); err != nil {

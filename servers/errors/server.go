@@ -43,6 +43,9 @@ type Config struct {
 	InApp []string
 	// Now is the clock of the now field of results; nil means time.Now.
 	Now func() time.Time
+	// Traces registers get_trace, search_spans and search_logs (tools_traces.go) when
+	// the backend keeps traces and logs (the local store).
+	Traces bool
 }
 
 // writeScope is the scope a tool of this server that changed something would need
@@ -79,6 +82,9 @@ func New(cfg Config, b backend.Backend) *mcpkit.Server {
 	_, remote := b.(remoteBackend)
 	pb := backend.NewPresenter(b, cfg.CodeMappings, cfg.InApp, cfg.LocalDSN, cfg.Now)
 	s.AddTools(tools(pb, remote)...)
+	if tb := pb.Traces(); cfg.Traces && tb != nil {
+		s.AddTools(traceTools(tb, remote)...)
+	}
 	addIssueResource(s, pb)
 	addTriagePrompt(s, pb)
 	return s

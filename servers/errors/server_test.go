@@ -44,7 +44,7 @@ func listTools(t *testing.T, c *mcpkittest.Client) []listedTool {
 func TestInputSchemas(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	mcpkittest.InputSchemas(t, "input_schemas.json", New(Config{Logger: quietLogger}, store))
+	mcpkittest.InputSchemas(t, "input_schemas.json", New(Config{Logger: quietLogger, Traces: true}, store))
 }
 
 // TestToolsListGolden snapshots tools/list over the local store (the default backend)

@@ -164,6 +164,8 @@ type Event struct {
 	Transaction        string                       `json:"transaction,omitempty" jsonschema_description:"Transaction (route or task) name."`
 	Release            string                       `json:"release,omitempty" jsonschema_description:"Release version."`
 	Environment        string                       `json:"environment,omitempty" jsonschema_description:"Environment."`
+	Trace              string                       `json:"trace,omitempty" jsonschema_description:"Trace id of the request the event happened in."`
+	TraceSpans         int                          `json:"traceSpans,omitempty" jsonschema_description:"Spans of the trace the local store holds: get_trace with traceId shows them, with the trace's logs."`
 	Exceptions         []Exception                  `json:"exceptions,omitempty" jsonschema_description:"Exception chain: the outermost (reported) exception first then its causes."`
 	Stacktrace         []Frame                      `json:"stacktrace,omitempty" jsonschema_description:"Stack of a message event (no exception) when the SDK attached one."`
 	FramesOmitted      int                          `json:"framesOmitted,omitempty" jsonschema_description:"Frames of stacktrace left out by maxFrames."`

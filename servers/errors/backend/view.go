@@ -174,6 +174,9 @@ func ViewEvent(e *event.Event, opt ViewOptions) *Event {
 	if c := opt.Codes.Culprit(e); c != "" {
 		out.Culprit = v.Text(c, CapName)
 	}
+	if id, _ := e.Contexts["trace"]["trace_id"].(string); id != "" {
+		out.Trace, _ = event.NormalizeID(id, 32)
+	}
 	excs := e.Exceptions
 	if len(excs) > maxExceptions {
 		// Keep the outermost ones: they are what was reported.

@@ -45,6 +45,7 @@ var flagEnv = map[string]string{
 	"ingest-only":  "ERRORS_INGEST_ONLY",
 	"spotlight":    "ERRORS_SPOTLIGHT_ADDR",
 	"page":         "ERRORS_PAGE",
+	"traces":       "ERRORS_TRACES",
 }
 
 // flags are this server's own settings, as given (flag, else environment, else
@@ -57,6 +58,7 @@ type flags struct {
 	ingestOnly                                bool
 	spotlight                                 string
 	page                                      bool
+	traces                                    bool
 	installService                            bool
 }
 
@@ -126,6 +128,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.BoolVar(&f.ingestOnly, "ingest-only", false, help("ingest-only", "local: run as the collector: receive events (and keep them) without serving MCP, until stopped; MCP servers started on the same --data read what it stores"))
 	fs.StringVar(&f.spotlight, "spotlight", "", help("spotlight", "local: also take what SDKs send with their spotlight option on (POST /stream) on this address; default "+defaultSpotlightAddr+" with --ingest-only, else off; off disables"))
 	fs.BoolVar(&f.page, "page", true, help("page", "local: serve a read-only page of the stored issues for a browser on the ingest address (and the Spotlight address), such as http://127.0.0.1:8970/; it answers to loopback host names only"))
+	fs.BoolVar(&f.traces, "traces", false, help("traces", "local: also serve get_trace, search_spans and search_logs over the spans and logs SDKs send with tracing or logs on"))
 	fs.BoolVar(&f.installService, "install-service", false, "write a per-user service that runs this binary as the collector (a systemd user unit on Linux, a launchd agent on macOS) with the local flags given, and print the command that starts it")
 	return f
 }
@@ -145,7 +148,7 @@ func (f *flags) backendKind(fs *flag.FlagSet, token string) (string, error) {
 	var wrong []string
 	switch kind {
 	case backendSentry:
-		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "page", "install-service"} {
+		for _, n := range []string{"ingest", "data", "dsn-key", "max-bytes", "max-age", "ingest-only", "spotlight", "page", "traces", "install-service"} {
 			if given[n] {
 				wrong = append(wrong, "--"+n)
 			}

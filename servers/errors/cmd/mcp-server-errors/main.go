@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return runCollector(ctx, st, logger)
 	}
-	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn, CodeMappings: f.codeMappings, InApp: f.inApp}, st.backend())
+	s := errorserver.New(errorserver.Config{Logger: logger, LocalDSN: st.dsn, CodeMappings: f.codeMappings, InApp: f.inApp, Traces: f.traces}, st.backend())
 	// The ingest endpoint lives as long as the MCP transport: when either stops, both
 	// stop, and the store is closed after the last acknowledged event is on disk.
 	ctx, cancel := context.WithCancel(ctx)
