@@ -188,7 +188,7 @@ func bigTrace(store *LocalStore, t testing.TB, n int) (trace, failed, slowest st
 	id := func(i int) string { return fmt.Sprintf("%016x", i+1) }
 	for i := range n {
 		s := &event.Span{TraceID: trace, SpanID: id(i), Project: "1", Op: "db.query", Status: "ok",
-			Description: fmt.Sprintf("SELECT * FROM t%d WHERE id = ?", i), Start: start.Add(time.Duration(i) * time.Millisecond)}
+			Description: fmt.Sprintf("SELECT id, name, price, currency, updated_at FROM products_%d JOIN prices USING (id) WHERE id = ? AND currency = ? ORDER BY updated_at DESC", i), Start: start.Add(time.Duration(i) * time.Millisecond)}
 		switch {
 		case i == 0:
 			s.IsSegment, s.Op, s.Description = true, "http.server", "GET /big"

@@ -3,6 +3,7 @@ package backend
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -175,7 +176,29 @@ type TraceParts struct {
 // maxSpans, it keeps the spans with an error (an error event, an error log, a status
 // other than ok) and their neighbours (parent and children), then the slowest, and
 // every kept span's ancestors so the tree stays whole; Cut says what was left out.
+//
+// The result is held under MaxTraceBytes of JSON: when the spans asked for do not fit,
+// fewer are kept (by the same choice) and Cut says so.
 func BuildTrace(traceID string, parts TraceParts, maxSpans int) *Trace {
+	out := buildTrace(traceID, parts, maxSpans)
+	for range 5 {
+		b, err := json.Marshal(out)
+		if err != nil || len(b) < MaxTraceBytes || len(out.Spans) <= 5 {
+			break
+		}
+		fit := max(len(out.Spans)*(MaxTraceBytes-1024)/len(b), 5)
+		out = buildTrace(traceID, parts, fit)
+		if out.Cut != "" {
+			out.Cut += fmt.Sprintf("; %d spans fit in %d bytes", len(out.Spans), MaxTraceBytes)
+		}
+	}
+	return out
+}
+
+// MaxTraceBytes bounds get_trace's result.
+const MaxTraceBytes = 8000
+
+func buildTrace(traceID string, parts TraceParts, maxSpans int) *Trace {
 	v := &Viewer{codes: parts.Codes}
 	out := &Trace{TraceID: traceID, Spans: []TraceSpan{}, SpanCount: len(parts.Spans)}
 	if len(parts.Spans) == 0 && len(parts.Errors) == 0 && len(parts.Logs) == 0 {
