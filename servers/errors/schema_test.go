@@ -24,6 +24,7 @@ func TestSchemasOfInputsAndResults(t *testing.T) {
 	types := []any{
 		backend.ListProjectsInput{}, backend.SearchIssuesInput{}, backend.GetIssueInput{}, backend.GetEventInput{}, backend.ListIssueEventsInput{}, backend.GetTagValuesInput{},
 		backend.ProjectList{}, backend.IssueList{}, backend.IssueDetail{}, backend.Event{}, backend.EventList{}, backend.TagValueList{},
+		backend.Trace{}, backend.SpanList{}, backend.LogList{},
 	}
 	for i, v := range types {
 		input := i < 6

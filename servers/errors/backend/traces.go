@@ -50,25 +50,25 @@ type SearchLogsInput struct {
 
 // Trace is GetTrace's result: a compact waterfall.
 type Trace struct {
-	TraceID string `json:"traceId"`
+	TraceID string `json:"traceId" jsonschema_description:"The trace id."`
 	Start   string `json:"start,omitempty" jsonschema_description:"When the first span started."`
 	Ms      int64  `json:"ms" jsonschema_description:"From the first start to the last end, in milliseconds."`
 	// Spans in waterfall order (a parent before its children, siblings by start).
-	Spans  []TraceSpan  `json:"spans"`
+	Spans  []TraceSpan  `json:"spans" jsonschema_description:"The spans in waterfall order: a parent before its children, siblings by start."`
 	Errors []TraceError `json:"errors,omitempty" jsonschema_description:"Error events of the trace: get_event with issueId and eventId."`
 	Logs   []TraceLog   `json:"logs,omitempty" jsonschema_description:"Log lines of the trace, oldest first."`
 	// SpanCount is every span stored for the trace; Cut says which were left out.
-	SpanCount int    `json:"spanCount"`
+	SpanCount int    `json:"spanCount" jsonschema_description:"Spans stored for the trace."`
 	Cut       string `json:"cut,omitempty" jsonschema_description:"What was left out and why."`
-	Now       string `json:"now"`
+	Now       string `json:"now" jsonschema_description:"The server's current time (RFC 3339)."`
 	mcpkit.Truncation
 }
 
 // TraceSpan is one line of the waterfall.
 type TraceSpan struct {
-	ID     string `json:"id"`
+	ID     string `json:"id" jsonschema_description:"Span id."`
 	Parent string `json:"parent,omitempty" jsonschema_description:"Parent span id; empty for a root, ... when the parent was cut."`
-	Op     string `json:"op,omitempty"`
+	Op     string `json:"op,omitempty" jsonschema_description:"Operation such as http.server or db.query."`
 	Desc   string `json:"desc,omitempty" jsonschema_description:"Description (a root's: the transaction)."`
 	Status string `json:"status,omitempty" jsonschema_description:"Left out when ok."`
 	At     int64  `json:"at" jsonschema_description:"Start, in milliseconds after the trace's start."`
@@ -78,59 +78,59 @@ type TraceSpan struct {
 }
 
 type TraceError struct {
-	EventID string `json:"eventId"`
-	IssueID string `json:"issueId"`
-	Title   string `json:"title"`
-	Span    string `json:"span,omitempty"`
+	EventID string `json:"eventId" jsonschema_description:"Event id for get_event."`
+	IssueID string `json:"issueId" jsonschema_description:"Issue id for get_event and get_issue."`
+	Title   string `json:"title" jsonschema_description:"The error's title."`
+	Span    string `json:"span,omitempty" jsonschema_description:"The span it happened in."`
 }
 
 type TraceLog struct {
 	At    int64  `json:"at" jsonschema_description:"Milliseconds after the trace's start."`
-	Level string `json:"level"`
-	Body  string `json:"body"`
-	Span  string `json:"span,omitempty"`
+	Level string `json:"level" jsonschema_description:"trace, debug, info, warn, error or fatal."`
+	Body  string `json:"body" jsonschema_description:"The message."`
+	Span  string `json:"span,omitempty" jsonschema_description:"The span it was logged in."`
 }
 
 // SpanList is SearchSpans' result: slowest first, with percentiles of every match.
 type SpanList struct {
-	Spans []FoundSpan `json:"spans"`
+	Spans []FoundSpan `json:"spans" jsonschema_description:"Matching spans, slowest first."`
 	// Matched counts every span in the window that matches; the percentiles are of
 	// their durations, in milliseconds.
-	Matched int64            `json:"matched"`
+	Matched int64            `json:"matched" jsonschema_description:"Spans in the window that match."`
 	P       map[string]int64 `json:"p,omitempty" jsonschema_description:"Duration percentiles (p50, p75, p95, p99) of every match, in milliseconds."`
-	Now     string           `json:"now"`
+	Now     string           `json:"now" jsonschema_description:"The server's current time (RFC 3339)."`
 	mcpkit.Truncation
 }
 
 type FoundSpan struct {
-	Trace       string `json:"trace"`
-	ID          string `json:"id"`
-	Op          string `json:"op,omitempty"`
-	Desc        string `json:"desc,omitempty"`
-	Transaction string `json:"transaction,omitempty"`
-	Status      string `json:"status,omitempty"`
-	Start       string `json:"start"`
-	Ms          int64  `json:"ms"`
-	Project     string `json:"project,omitempty"`
+	Trace       string `json:"trace" jsonschema_description:"Trace id for get_trace."`
+	ID          string `json:"id" jsonschema_description:"Span id."`
+	Op          string `json:"op,omitempty" jsonschema_description:"Operation."`
+	Desc        string `json:"desc,omitempty" jsonschema_description:"Description."`
+	Transaction string `json:"transaction,omitempty" jsonschema_description:"The transaction it belongs to."`
+	Status      string `json:"status,omitempty" jsonschema_description:"Left out when ok."`
+	Start       string `json:"start" jsonschema_description:"When it started (RFC 3339)."`
+	Ms          int64  `json:"ms" jsonschema_description:"Duration in milliseconds."`
+	Project     string `json:"project,omitempty" jsonschema_description:"Project id."`
 }
 
 // LogList is SearchLogs' result, newest first.
 type LogList struct {
-	Logs []FoundLog `json:"logs"`
-	Now  string     `json:"now"`
+	Logs []FoundLog `json:"logs" jsonschema_description:"Matching log lines, newest first."`
+	Now  string     `json:"now" jsonschema_description:"The server's current time (RFC 3339)."`
 	mcpkit.Truncation
 }
 
 type FoundLog struct {
-	Time        string            `json:"time"`
-	Level       string            `json:"level"`
-	Body        string            `json:"body"`
-	Trace       string            `json:"trace,omitempty"`
-	Span        string            `json:"span,omitempty"`
-	Release     string            `json:"release,omitempty"`
-	Environment string            `json:"environment,omitempty"`
-	Project     string            `json:"project,omitempty"`
-	Attributes  map[string]string `json:"attributes,omitempty"`
+	Time        string            `json:"time" jsonschema_description:"When it was logged (RFC 3339)."`
+	Level       string            `json:"level" jsonschema_description:"trace, debug, info, warn, error or fatal."`
+	Body        string            `json:"body" jsonschema_description:"The message."`
+	Trace       string            `json:"trace,omitempty" jsonschema_description:"Trace id for get_trace."`
+	Span        string            `json:"span,omitempty" jsonschema_description:"The span it was logged in."`
+	Release     string            `json:"release,omitempty" jsonschema_description:"Release."`
+	Environment string            `json:"environment,omitempty" jsonschema_description:"Environment."`
+	Project     string            `json:"project,omitempty" jsonschema_description:"Project id."`
+	Attributes  map[string]string `json:"attributes,omitempty" jsonschema_description:"The application's attributes (secret-looking keys redacted)."`
 }
 
 // Limits of the trace tools.
