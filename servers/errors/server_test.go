@@ -131,7 +131,7 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 
 			var projects backend.ProjectList
 			callOK(t, c, ToolListProjects, nil, &projects)
-			wantProjects := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
+			wantProjects := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10, Receives: []string{"event"}}}
 			if diff := cmp.Diff(wantProjects, projects.Projects); diff != "" {
 				t.Errorf("list_projects (-want +got):\n%s", diff)
 			}

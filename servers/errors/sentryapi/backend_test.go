@@ -117,7 +117,7 @@ func TestSentryLatestEventWithChainedException(t *testing.T) {
 		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", IssueID: "1002", Project: "11",
 		Timestamp: "2026-05-02T14:03:10.456Z", Title: "*fmt.wrapError: load cart: cart missing",
 		Level: "error", Platform: "go", Culprit: "shop/cart in Load", Transaction: "GET /cart",
-		Release: "shop@1.4.2", Environment: "production",
+		Release: "shop@1.4.2", Environment: "production", Trace: "4bf92f3577b34da6a3ce929d0e0e4736",
 		Exceptions: []backend.Exception{
 			{
 				Type: "*fmt.wrapError", Value: "load cart: cart missing", Mechanism: "generic", Handled: &yes,
