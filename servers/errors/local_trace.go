@@ -32,15 +32,27 @@ func (s *LocalStore) GetTrace(ctx context.Context, in backend.GetTraceInput) (*b
 		return nil, err
 	}
 	var parts backend.TraceParts
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM spans WHERE trace_id = ? ORDER BY start LIMIT ?`, id, event.MaxSpansPerTrace)
+	// The waterfall needs the columns and a span's frame, not its attributes: reading
+	// them is a third of the time of decoding every span's JSON.
+	rows, err := s.db.QueryContext(ctx, `SELECT span_id, parent_id, segment, txn, op, description, status, start, duration, body->'$.frame'
+		FROM spans WHERE trace_id = ? ORDER BY start LIMIT ?`, id, event.MaxSpansPerTrace)
 	if err != nil {
 		return nil, queryFailed("get trace", err)
 	}
 	for rows.Next() {
-		var body []byte
-		var sp event.Span
-		if err := rows.Scan(&body); err != nil || json.Unmarshal(body, &sp) != nil {
+		sp := event.Span{TraceID: id}
+		var start, dur int64
+		var frame *string
+		if err := rows.Scan(&sp.SpanID, &sp.ParentSpanID, &sp.IsSegment, &sp.Transaction, &sp.Op, &sp.Description, &sp.Status, &start, &dur, &frame); err != nil {
 			continue
+		}
+		sp.Start = time.Unix(0, start).UTC()
+		sp.End = sp.Start.Add(time.Duration(dur))
+		if frame != nil {
+			var f event.Frame
+			if json.Unmarshal([]byte(*frame), &f) == nil {
+				sp.Frame = &f
+			}
 		}
 		parts.Spans = append(parts.Spans, &sp)
 	}

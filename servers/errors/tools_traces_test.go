@@ -169,6 +169,11 @@ func TestGetTraceOfAThousandSpans(t *testing.T) {
 			t.Errorf("span %s kept without its parent %s", s.ID, s.Parent)
 		}
 	}
+	for _, s := range tr.Spans {
+		if s.ID == errSpan && (s.File != "example.com/shop/checkout/rates.go:42" || !s.Error || s.Status != "internal_error") {
+			t.Errorf("the failed span: %+v", s)
+		}
+	}
 	if !ids[errSpan] || !ids[slow] {
 		t.Errorf("the failed span %s and the slowest %s must be kept: %v", errSpan, slow, tr.Spans)
 	}
@@ -203,6 +208,7 @@ func bigTrace(store *LocalStore, t testing.TB, n int) (trace, failed, slowest st
 		}
 		if i == 777 {
 			s.Status = "internal_error"
+			s.Frame = &event.Frame{Function: "lookupRate", Filename: "example.com/shop/checkout/rates.go", Line: 42}
 			failed = s.SpanID
 		}
 		if i == 500 {
