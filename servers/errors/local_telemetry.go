@@ -152,7 +152,20 @@ func (w *writer) writeTelemetry(ctx context.Context, t *preparedTelemetry) error
 		}
 		w.unchecked += int64(len(p.body))
 	}
+	// One row per project and kind for the whole batch: a busy collector commits many
+	// requests at once, each counting its "event" items.
+	merged := t.kinds[:0:0]
+	at := map[[2]string]int{}
 	for _, k := range t.kinds {
+		if i, ok := at[[2]string{k.project, k.kind}]; ok {
+			merged[i].n += k.n
+			merged[i].at = max(merged[i].at, k.at)
+			continue
+		}
+		at[[2]string{k.project, k.kind}] = len(merged)
+		merged = append(merged, k)
+	}
+	for _, k := range merged {
 		kept := 0
 		if event.KeptKinds[k.kind] {
 			kept = 1
