@@ -103,6 +103,9 @@ func (s *LocalStore) IngestTelemetry(ctx context.Context, events []*event.Event,
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
+		if k == "event" {
+			continue // the issues table says which projects send events: no write per request
+		}
 		r.tel.kinds = append(r.tel.kinds, kindCount{project: t.Project, kind: k, n: t.Kinds[k], at: received.UnixNano()})
 	}
 	if len(r.events) == 0 && r.tel.items() == 0 && len(r.tel.kinds) == 0 {
@@ -306,12 +309,21 @@ func (s *LocalStore) addItemKinds(ctx context.Context, v *backend.Viewer, out *b
 		names = append(names, p)
 	}
 	sort.Strings(names)
+	for _, p := range out.Projects {
+		if p.Events > 0 && kinds[p.ID] == nil {
+			names = append(names, p.ID)
+		}
+	}
+	sort.Strings(names)
 	for _, p := range names {
 		name := v.Text(p, backend.CapName)
 		i, ok := listed[name]
 		if !ok {
 			out.Projects = append(out.Projects, backend.Project{ID: name, Slug: name, Name: name, Organization: LocalOrganization})
 			i = len(out.Projects) - 1
+		}
+		if out.Projects[i].Events > 0 {
+			out.Projects[i].Receives = append(out.Projects[i].Receives, "event")
 		}
 		for _, k := range kinds[p] {
 			if k.Kept {
