@@ -42,6 +42,14 @@ type HTTPOptions struct {
 	// refused with 429 and Retry-After, never queued. Listen streams do not count
 	// (MaxStreamsPerCaller bounds them). 0: no limit.
 	MaxConcurrentPerCaller int
+	// MaxRatePerCaller bounds the requests one caller (as for
+	// MaxConcurrentPerCaller) sends per minute ([RateWindow]); more are refused with
+	// 429 and Retry-After. Listen streams do not count. 0: no limit.
+	MaxRatePerCaller int
+	// SharedLimits, when set, counts MaxConcurrentPerCaller and MaxRatePerCaller in a
+	// store every instance shares, so that they hold across instances; without it
+	// (and while it cannot be reached) each instance counts on its own.
+	SharedLimits SharedLimits
 	// MaxStreams bounds the long-lived streams open on this instance
 	// (subscriptions/listen and legacy GET streams); more get 429 (default 1000,
 	// negative: no limit).
@@ -81,7 +89,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if h.opts.StreamLifetime == 0 {
 		h.opts.StreamLifetime = 30 * time.Minute
 	}
-	h.calls = newCallerLimiter(h.opts.MaxConcurrentPerCaller)
+	h.calls = newCallerGate(&h.opts, s)
 	h.streams = &streamLimiter{max: h.opts.MaxStreams}
 	if h.opts.MaxStreamsPerCaller == 0 {
 		h.opts.MaxStreamsPerCaller = DefaultMaxStreamsPerCaller
@@ -94,7 +102,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 type httpHandler struct {
 	s       *Server
 	opts    HTTPOptions
-	calls   *callerLimiter // nil without a per-caller limit
+	calls   *callerGate
 	streams *streamLimiter
 	// callerStreams is each caller's share of streams; nil without a per-caller limit.
 	callerStreams *callerLimiter
@@ -335,12 +343,11 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		defer release()
 	} else {
-		key := callerKey(r, c)
-		if !h.calls.acquire(key) {
-			tooMany(w, m.ID, "too many concurrent requests from this caller (the limit is %d)", h.opts.MaxConcurrentPerCaller)
+		release, ok := h.calls.admit(w, r, callerKey(r, c), m.ID)
+		if !ok {
 			return
 		}
-		defer h.calls.release(key)
+		defer release()
 	}
 	if perr := versionHeaderMismatch(r, m); perr != nil {
 		writeJSONError(w, http.StatusBadRequest, m.ID, perr)

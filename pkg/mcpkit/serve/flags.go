@@ -58,7 +58,8 @@ type Flags struct {
 	shutdownTimeout, drainDelay                 time.Duration
 	audit                                       bool
 	stateKeyFile                                string
-	taskStore                                   string
+	taskStore, replayStore, limitStore          string
+	maxRate                                     int
 	taskTTL, taskLease                          time.Duration
 }
 
@@ -89,6 +90,9 @@ var FlagEnv = map[string]string{
 	"audit":                  "MCP_AUDIT",
 	"state-key-file":         EnvStateKeyFile,
 	"task-store":             "MCP_TASK_STORE",
+	"replay-store":           "MCP_REPLAY_STORE",
+	"limit-store":            "MCP_LIMIT_STORE",
+	"max-rate":               "MCP_MAX_RATE",
 	"task-ttl":               "MCP_TASK_TTL",
 	"task-lease":             "MCP_TASK_LEASE",
 }
@@ -137,6 +141,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.authScopes, "auth-scopes", "", "comma-separated scopes every request needs"+env("auth-scopes"))
 	fs.StringVar(&f.authAlgorithms, "auth-algorithms", defaultJWTAlgorithms, "comma-separated JWT signature algorithms accepted (asymmetric only)"+env("auth-algorithms"))
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 64, "requests one caller (token subject, or client address without auth) may have in flight; more get 429 (0: no limit)"+env("max-concurrent"))
+	fs.IntVar(&f.maxRate, "max-rate", 0, "requests one caller (as for --max-concurrent) may send per minute; more get 429 (0: no limit)"+env("max-rate"))
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 4<<20, "largest request body accepted on HTTP"+env("max-body-bytes"))
 	fs.IntVar(&f.maxStreams, "max-streams", 1000, "subscriptions/listen streams open at once on this instance (negative: no limit)"+env("max-streams"))
 	fs.IntVar(&f.maxCallerStreams, "max-streams-per-caller", mcpkit.DefaultMaxStreamsPerCaller, "subscriptions/listen streams one caller (token subject, or client address without auth) may have open on this instance; more get 429 (negative: no limit)"+env("max-streams-per-caller"))
@@ -151,6 +156,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.BoolVar(&f.audit, "audit", true, "log one line per request (method, name, subject, outcome, duration, bytes, trace id)"+env("audit"))
 	fs.StringVar(&f.stateKeyFile, "state-key-file", "", "file with the key signing multi-round-trip state, shared by all instances (or "+EnvStateKey+")"+env("state-key-file"))
 	fs.StringVar(&f.taskStore, "task-store", "", "keep the tasks of the Tasks extension in this shared store, e.g. redis://redis:6379/0, so that any instance answers for any task (default: this process's memory)"+env("task-store"))
+	fs.StringVar(&f.replayStore, "replay-store", "", "remember used multi-round-trip requestStates in this shared store, so a confirmed write replayed to any instance is refused (default: the --task-store URL, else this process's memory; memory: this process's)"+env("replay-store"))
+	fs.StringVar(&f.limitStore, "limit-store", "", "count --max-concurrent and --max-rate in this shared store, so they hold across instances (default: the --task-store URL, else this process's memory; memory: this process's)"+env("limit-store"))
 	fs.DurationVar(&f.taskTTL, "task-ttl", mcpkit.DefaultTaskTTL, "how long a task and its result are kept after it last changed"+env("task-ttl"))
 	fs.DurationVar(&f.taskLease, "task-lease", mcpkit.DefaultTaskLease, "a task whose instance has not said it is running it for this long is reported failed (that instance stopped)"+env("task-lease"))
 	return f
@@ -180,6 +187,7 @@ func (f *Flags) Options() (*Options, error) {
 			MaxBodyBytes:           f.maxBodyBytes,
 			KeepAlive:              f.keepAlive,
 			MaxConcurrentPerCaller: f.maxConcurrent,
+			MaxRatePerCaller:       f.maxRate,
 			MaxStreams:             f.maxStreams,
 			MaxStreamsPerCaller:    f.maxCallerStreams,
 			StreamLifetime:         f.streamLifetime,
@@ -208,13 +216,8 @@ func (f *Flags) Options() (*Options, error) {
 		return nil, err
 	}
 	o.TaskTTL, o.TaskLease = f.taskTTL, f.taskLease
-	if f.taskStore != "" {
-		if f.TaskStore == nil {
-			return nil, errors.New("--task-store (" + FlagEnv["task-store"] + "): this server was built without a shared task store; keep tasks in memory (one instance), or build the server with package taskstore/redisstore (serve.Flags.TaskStore = redisstore.FromURL)")
-		}
-		if o.TaskStore, err = f.TaskStore(f.taskStore); err != nil {
-			return nil, err
-		}
+	if err := f.sharedStores(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

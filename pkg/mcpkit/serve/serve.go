@@ -71,6 +71,9 @@ type Options struct {
 	// Tasks extension (see [Flags.TaskStore]).
 	TaskStore          mcpkit.TaskStore
 	TaskTTL, TaskLease time.Duration
+	// ReplayGuard, when set, replaces ServerOptions.ReplayGuard: a guard every
+	// instance shares (see [Flags.TaskStore] and --replay-store).
+	ReplayGuard mcpkit.ReplayGuard
 }
 
 // Serve runs the server until ctx ends, SIGINT or SIGTERM arrives, or (on stdio) the
@@ -131,11 +134,9 @@ func apply(s *mcpkit.Server, o *Options) error {
 	if o.Audit {
 		s.Observe(mcpkit.Audit(s.Logger()))
 	}
-	if o.TaskStore != nil {
-		s.SetTaskStore(o.TaskStore)
-	} else if o.HTTPAddr != "" && s.HasTaskTools() {
-		s.Logger().Info("tasks are kept in this process's memory: set " + FlagEnv["task-store"] + " (a shared store) when running several instances")
-	}
+	s.SetTaskStore(o.TaskStore)
+	s.SetReplayGuard(o.ReplayGuard)
+	warnUnshared(s, o)
 	s.SetTaskTTL(o.TaskTTL)
 	s.SetTaskLease(o.TaskLease)
 	return nil
