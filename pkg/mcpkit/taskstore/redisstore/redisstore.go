@@ -9,6 +9,14 @@
 // transactions (WATCH/MULTI/EXEC) retried on conflict; changes are announced on one
 // pub/sub channel. Only this package links the Redis client: a server links it by
 // setting serve.Flags.TaskStore to FromURL.
+//
+// The same Store is the other state instances must share: a mcpkit.ReplayGuard
+// (Use: the used requestStates, so a confirmed write replayed to any instance is
+// refused) and mcpkit.SharedLimits (Acquire: each caller's concurrency and rate
+// counts). Package serve uses it for both unless --replay-store or --limit-store say
+// otherwise. While Redis cannot be reached, every method fails with an error that
+// says so: tasks and confirmed writes are refused, and mcpkit falls back to each
+// instance's own caller limits.
 package redisstore
 
 import (
