@@ -143,7 +143,9 @@ func TestWarnsWithoutSharedStore(t *testing.T) {
 				ts = mcpkit.TaskOptional
 			}
 			mcpkit.AddTool(s, &mcpkit.Tool{Name: "t", Description: "d", Annotations: ann, TaskSupport: ts},
-				func(context.Context, *mcpkit.Request, struct{}) (*mcpkit.CallToolResult, error) { return nil, errors.New("unused") })
+				func(context.Context, *mcpkit.Request, struct{}) (*mcpkit.CallToolResult, error) {
+					return nil, errors.New("unused")
+				})
 			o := &serve.Options{StateKey: bytes.Repeat([]byte("k"), 32), Stdin: strings.NewReader(""), Stdout: io.Discard}
 			if tt.http {
 				o.HTTPAddr = "127.0.0.1:0"
