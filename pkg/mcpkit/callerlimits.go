@@ -64,8 +64,12 @@ type callerGate struct {
 	lastWarn  atomic.Int64
 }
 
-// sharedRetry is how long the gate uses its own counters after the shared store failed.
-const sharedRetry = time.Second
+// sharedRetry is how long the gate uses its own counters after the shared store
+// failed; sharedTimeout bounds one question to it.
+const (
+	sharedRetry   = time.Second
+	sharedTimeout = 2 * time.Second
+)
 
 func newCallerGate(o *HTTPOptions, s *Server) *callerGate {
 	g := &callerGate{
@@ -85,7 +89,11 @@ func (g *callerGate) admit(w http.ResponseWriter, r *http.Request, key string, i
 		return func() {}, true
 	}
 	if g.shared != nil && time.Now().UnixNano() >= g.downUntil.Load() {
-		rel, refused, err := g.shared.Acquire(r.Context(), key, g.limit)
+		// Not the request's context: a client that hangs up must not count as the
+		// store failing (which would switch this instance to its own counters).
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), sharedTimeout)
+		rel, refused, err := g.shared.Acquire(ctx, key, g.limit)
+		cancel()
 		if err == nil {
 			if refused != "" {
 				g.refuse(w, id, refused)
