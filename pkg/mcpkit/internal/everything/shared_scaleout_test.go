@@ -34,8 +34,8 @@ func stateKeyFile(t *testing.T) string {
 // round-robin proxy. A task created on one instance is read, answered (tasks/update)
 // and cancelled through the others; a confirmed round replayed to each other instance
 // is refused; a caller over its rate on one instance is over it on all. Then Redis
-// stops: the confirmed round and a new task are refused with a message that says
-// why, while reads answer on every instance. Then Redis comes back, and all of it
+// stops: the confirmed round, a new task and the state of a task created before are
+// refused with a message that says why, while reads answer on every instance. Then Redis comes back, and all of it
 // works again.
 func TestSharedStateScaleOutWithRedis(t *testing.T) {
 	rs := redistest.StartServer(t)
@@ -163,6 +163,10 @@ func TestSharedStateScaleOutWithRedis(t *testing.T) {
 	// Redis stops: writes and tasks are refused and say why; reads go on everywhere.
 	out := client("outage")
 	pending := confirmedRetry(out) // asked while Redis answered; confirmed during the outage
+	running, _ := call(out, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 60, "label": "before-outage"}})
+	if running.ResultType != "task" {
+		t.Fatalf("slow_compute: not a task: %+v", running)
+	}
 	rs.Stop()
 	reads := map[string]bool{}
 	for range 3 {
@@ -184,9 +188,28 @@ func TestSharedStateScaleOutWithRedis(t *testing.T) {
 	}
 	clear("the confirmed write", out.Do("tools/call", pending))
 	clear("a new task", out.Do("tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 60, "label": "outage"}}))
+	clear("tasks/get of a task created before", out.Do("tasks/get", map[string]any{"taskId": running.TaskID}))
 
-	// Redis is back (empty: it kept nothing): everything resumes.
+	// Redis is back (empty: it kept nothing): everything resumes. Each instance's
+	// client notices within about a second (after many failed dials go-redis retries
+	// in the background before dialing on a request again), so first wait until
+	// three requests in a row, one per instance, reach Redis: tasks/get of an unknown
+	// task answers "unknown" (-32602) from Redis, an internal error without it.
 	rs.Restart()
+	back := time.Now()
+	for ok := 0; ok < 3; {
+		r := out.Do("tasks/get", map[string]any{"taskId": "no-such-task"})
+		switch {
+		case r.Err != nil && r.Err.Code == mcpkit.CodeInvalidParams:
+			ok++
+		case r.Err != nil && strings.Contains(r.Err.Message, "cannot be reached") && time.Since(back) < 30*time.Second:
+			ok = 0
+			time.Sleep(50 * time.Millisecond)
+		default:
+			t.Fatalf("after Redis came back (%v ago): %d %s", time.Since(back).Round(time.Millisecond), r.Status, r.Body)
+		}
+	}
+	t.Logf("every instance reached Redis again %v after it came back", time.Since(back).Round(time.Millisecond))
 	tasks(client("again"))
 	writes(client("again"))
 	rateLimit(client("rate2"))
