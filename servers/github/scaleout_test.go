@@ -1,11 +1,9 @@
 package github
 
 import (
-	"encoding/base64"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,10 +23,7 @@ import (
 func TestCreateIssueReplayScaleOutWithRedis(t *testing.T) {
 	redisURL := redistest.Start(t) // skipped without redis-server, except in CI
 	f := newFake(t)
-	key := filepath.Join(t.TempDir(), "state-key")
-	if err := os.WriteFile(key, []byte(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 32)))), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	key := mcpkittest.StateKeyFile(t)
 	var backends []string
 	for range 3 {
 		cmd := exec.Command(serverBinary(t), "--http", "127.0.0.1:0", "--audit=false", "--task-store", redisURL, "--state-key-file", key)

@@ -1,12 +1,10 @@
 package postgres
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,10 +151,7 @@ func TestExecuteReplayScaleOutWithRedis(t *testing.T) {
 	d, probe := shopDB(t, Options{})
 	role := d.CreateRole(t, "writer", "", "")
 	d.Exec(t, "GRANT SELECT, UPDATE ON public.t TO "+role)
-	key := filepath.Join(t.TempDir(), "state-key")
-	if err := os.WriteFile(key, []byte(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 32)))), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	key := mcpkittest.StateKeyFile(t)
 	var backends []string
 	for range 3 {
 		_, addr := startHTTPInstance(t, []string{"DATABASE_URL=" + d.URLAs(role, ""), "POSTGRES_ALLOW_WRITES=1"},

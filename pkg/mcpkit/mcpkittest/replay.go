@@ -1,8 +1,12 @@
 package mcpkittest
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,4 +68,18 @@ func ReplayRefusedEverywhere(t testing.TB, c *remoteclient.Client, retry map[str
 		refusedBy = append(refusedBy, in)
 	}
 	return refusedBy
+}
+
+// StateKeyFile writes a random state key to a file for --state-key-file, the key every
+// instance of a scale-out test shares so that a requestState one issues verifies on
+// the others.
+func StateKeyFile(t testing.TB) string {
+	t.Helper()
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	f := filepath.Join(t.TempDir(), "state-key")
+	if err := os.WriteFile(f, []byte(base64.StdEncoding.EncodeToString(key)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,16 +16,6 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/redistest"
 )
 
-// stateKeyFile writes a state key every instance of a scale-out test shares.
-func stateKeyFile(t *testing.T) string {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "state-key")
-	if err := os.WriteFile(f, []byte(base64.StdEncoding.EncodeToString([]byte(rand.Text()+rand.Text()))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // TestSharedStateScaleOutWithRedis (issue 32): three fixture processes share one Redis
 // (tasks, used requestStates and caller limits, all from --task-store) behind a
 // round-robin proxy. A task created on one instance is read, answered (tasks/update)
@@ -39,7 +26,7 @@ func stateKeyFile(t *testing.T) string {
 // works again.
 func TestSharedStateScaleOutWithRedis(t *testing.T) {
 	rs := redistest.StartServer(t)
-	key := stateKeyFile(t)
+	key := mcpkittest.StateKeyFile(t)
 	const rate = 30
 	tokens := map[string]string{}
 	var lines []string
