@@ -88,7 +88,9 @@ func (e *NotFoundError) Error() string { return e.What }
 
 // SchemaList lists the schemas of the database.
 type SchemaList struct {
-	Schemas []Schema `json:"schemas" jsonschema_description:"Schemas, system schemas (pg_catalog, information_schema, pg_toast) excluded"`
+	Database  string         `json:"database,omitempty" jsonschema_description:"The database listed (on a server with several)"`
+	Databases []DatabaseInfo `json:"databases,omitempty" jsonschema_description:"Every database of a server with several"`
+	Schemas   []Schema       `json:"schemas" jsonschema_description:"Schemas, system schemas (pg_catalog, information_schema, pg_toast) excluded"`
 	mcpkit.Truncation
 }
 

@@ -10,6 +10,7 @@ import (
 
 // ExecResult is what a confirmed write did.
 type ExecResult struct {
+	Database     string   `json:"database,omitempty" jsonschema_description:"The database written (on a server with several)"`
 	Command      string   `json:"command" jsonschema_description:"PostgreSQL command tag, e.g. UPDATE 3 or CREATE TABLE"`
 	RowsAffected int64    `json:"rowsAffected" jsonschema_description:"Rows inserted, updated, deleted or returned, from the command tag"`
 	Columns      []Column `json:"columns,omitempty" jsonschema_description:"Columns of RETURNING rows, if any"`
