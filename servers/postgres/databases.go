@@ -68,7 +68,9 @@ func newDatabases(list []NamedDB, def string) (*databases, error) {
 		if _, dup := ds.byName[d.Name]; dup {
 			return nil, fmt.Errorf("database %q is named twice", d.Name)
 		}
-		d.Description, _ = mcpkit.CleanText(strings.Join(strings.Fields(d.Description), " "), 200)
+		// One line, hidden characters shown (never silently dropped), bounded.
+		d.Description, _ = mcpkit.ShowHidden(strings.Join(strings.Fields(d.Description), " "))
+		d.Description, _ = mcpkit.TruncateText(d.Description, 200)
 		ds.byName[d.Name] = d
 	}
 	switch {

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPickDatabase: the handlers' own check (behind the schema's enum and required),
+// for a call that names no database or one not served, says which are.
+func TestPickDatabase(t *testing.T) {
+	a, b := &DB{}, &DB{}
+	ds, err := newDatabases([]NamedDB{{Name: "a", DB: a}, {Name: "b", DB: b}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"", "database is required: this server has several and no default; pass one of a, b"},
+		{"c", `database "c" is not served here: pass one of a, b`},
+	} {
+		if _, err := ds.pick(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("pick(%q) = %v; want %q", tc.name, err, tc.want)
+		}
+	}
+	if got, err := ds.db("b"); err != nil || got != b {
+		t.Errorf("db(b) = %p, %v; want %p", got, err, b)
+	}
+	for _, bad := range []struct {
+		list []NamedDB
+		def  string
+		want string
+	}{
+		{[]NamedDB{{Name: "a", DB: a}, {Name: "a", DB: b}}, "", `"a" is named twice`},
+		{[]NamedDB{{Name: "a", DB: a}, {Name: "b b", DB: b}}, "", `database name "b b" is not valid`},
+		{[]NamedDB{{Name: "a", DB: a}, {Name: "b", DB: b}}, "c", `default database "c" is not one of a, b`},
+		{nil, "", "no database"},
+	} {
+		if _, err := newDatabases(bad.list, bad.def); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("newDatabases(%v, %q) = %v; want %q", bad.list, bad.def, err, bad.want)
+		}
+	}
+}
