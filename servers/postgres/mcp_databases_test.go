@@ -77,7 +77,7 @@ var toolArgs = map[string]map[string]any{
 	"top_queries":     {},
 	"health":          {"checks": []any{"cache"}},
 	"suggest_indexes": {"sql": "SELECT * FROM shop.orders WHERE status = 'paid'"},
-	// "list_objects":    {"kind": "sequences"},
+	"list_objects":    {"kind": "sequences"},
 }
 
 func withDatabase(args map[string]any, name string) map[string]any {
@@ -122,7 +122,7 @@ func TestSeveralDatabases(t *testing.T) {
 			if err := json.Unmarshal(tc.c.Call("tools/list", nil), &list); err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Tools) < 9 {
+			if len(list.Tools) < 10 {
 				t.Fatalf("%d tools; want every read tool", len(list.Tools))
 			}
 			for _, tool := range list.Tools {

@@ -229,6 +229,19 @@ func tools(ds *databases, confirm bool) []mcpkit.ServerTool {
 				req.Progress(float64(done), float64(total), msg)
 			})
 		}),
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name: "list_objects",
+			Description: "List catalog objects other than tables by kind: functions and procedures (signatures, language, volatility; the full definition when name is given), " +
+				"triggers, sequences, extensions (installed, then available), types (enum values, domains, composites, ranges), roles (the connected role first, with what it may do here) " +
+				"or settings that differ from the defaults.",
+			Annotations: mcpkit.ReadOnly(),
+		}, func(ctx context.Context, _ *mcpkit.Request, in listObjectsInput) (*ObjectList, error) {
+			db, err := ds.db(in.Database)
+			if err != nil {
+				return nil, err
+			}
+			return db.ListObjects(ctx, in.Kind, in.Schema, in.Name)
+		}),
 		executeTool(ds, confirm),
 	}
 }
