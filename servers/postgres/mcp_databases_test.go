@@ -310,4 +310,3 @@ func TestSeveralDatabases(t *testing.T) {
 		}
 	})
 }
-

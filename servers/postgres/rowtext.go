@@ -154,3 +154,11 @@ func (c *collector) rowText() RowText {
 	}
 	return RowText{Untrusted: "rows", HiddenShown: c.hidden}
 }
+
+// commentText marks the comments of a catalog listing, when it lists anything.
+func commentText(listed bool) RowText {
+	if !listed {
+		return RowText{}
+	}
+	return rowTextIn("comment")
+}
