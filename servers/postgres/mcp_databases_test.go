@@ -284,6 +284,28 @@ func TestSeveralDatabases(t *testing.T) {
 		}
 	})
 
+	t.Run("writes name the database", func(t *testing.T) {
+		w := mcpkittest.Connect(t, newMultiServer(t, namedDBs(names, dbs), "app", Config{AllowWrites: true}), "2026-07-28",
+			&mcpkittest.Options{Capabilities: elicitCaps})
+		args := map[string]any{"database": "staging", "sql": "UPDATE shop.customers SET name = name || '!' WHERE id = 3 RETURNING name"}
+		res := w.CallTool("execute", args)
+		var p struct {
+			Message string `json:"message"`
+		}
+		if ask, ok := res.InputRequests["confirm"]; !ok || json.Unmarshal(ask.Params, &p) != nil ||
+			!strings.HasPrefix(p.Message, `Run this statement on database staging (PostgreSQL database "`+dbases[1].Name+`", host `) {
+			t.Fatalf("confirmation %q (%s); want it to name staging first", p.Message, res.Text())
+		}
+		res = w.RetryTool("execute", args, res.RequestState, map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}})
+		out := structured(t, "execute", res)
+		if out["database"] != "staging" || jsonAt(t, out["rows"]) != `[["Grace!"]]` {
+			t.Errorf("execute answered %s; want database staging and Grace!", jsonAt(t, out))
+		}
+		if n := rowCount(t, dbs[0], "SELECT count(*) FROM shop.customers WHERE name LIKE '%!'"); n != 0 {
+			t.Errorf("app changed too: %d rows", n)
+		}
+	})
+
 	t.Run("bypass corpus against every database", func(t *testing.T) {
 		dir, err := os.MkdirTemp("", "mcpkit-bypass-multi-")
 		if err != nil {

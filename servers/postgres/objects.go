@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -53,10 +54,10 @@ type DBObject struct {
 	Enabled         *bool    `json:"enabled,omitempty"`
 	Definition      string   `json:"definition,omitempty" jsonschema_description:"A trigger's CREATE TRIGGER; with name, a function's CREATE FUNCTION"`
 	DataType        string   `json:"dataType,omitempty" jsonschema_description:"A sequence's type, a domain's base type"`
-	Start           *int64   `json:"start,omitempty"`
-	Increment       *int64   `json:"increment,omitempty"`
-	Max             *int64   `json:"max,omitempty"`
-	LastValue       *int64   `json:"lastValue,omitempty" jsonschema_description:"Absent when never used or not readable"`
+	Start           any      `json:"start,omitempty" jsonschema_description:"A number, or a string beyond 2^53 (as query gives int8)"`
+	Increment       any      `json:"increment,omitempty"`
+	Max             any      `json:"max,omitempty"`
+	LastValue       any      `json:"lastValue,omitempty" jsonschema_description:"Absent when never used or not readable"`
 	OwnedBy         string   `json:"ownedBy,omitempty" jsonschema_description:"The column a sequence belongs to"`
 	Values          []string `json:"values,omitempty" jsonschema_description:"An enum's labels in order"`
 	Version         string   `json:"version,omitempty" jsonschema_description:"An extension's installed version (absent: not installed)"`
@@ -211,10 +212,23 @@ func readSequences(ctx context.Context, tx pgx.Tx, f objectFilter) ([]DBObject, 
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DBObject, error) {
 		var o DBObject
 		var start, inc, maxv int64
-		err := r.Scan(&o.Schema, &o.Name, &o.DataType, &start, &inc, &maxv, &o.LastValue, &o.OwnedBy, &o.Comment)
-		o.Start, o.Increment, o.Max = &start, &inc, &maxv
+		var last *int64
+		err := r.Scan(&o.Schema, &o.Name, &o.DataType, &start, &inc, &maxv, &last, &o.OwnedBy, &o.Comment)
+		o.Start, o.Increment, o.Max = jsonInt(start), jsonInt(inc), jsonInt(maxv)
+		if last != nil {
+			o.LastValue = jsonInt(*last)
+		}
 		return o, err
 	})
+}
+
+// jsonInt is n as a JSON number when every JSON reader keeps it exact (|n| ≤ 2^53),
+// else as a string of its digits, as query returns int8.
+func jsonInt(n int64) any {
+	if n > 1<<53 || n < -(1<<53) {
+		return strconv.FormatInt(n, 10)
+	}
+	return n
 }
 
 func readExtensions(ctx context.Context, tx pgx.Tx, f objectFilter) ([]DBObject, error) {
