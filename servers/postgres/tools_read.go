@@ -231,9 +231,8 @@ func tools(ds *databases, confirm bool) []mcpkit.ServerTool {
 		}),
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name: "list_objects",
-			Description: "List catalog objects other than tables by kind: functions and procedures (signatures, language, volatility; the full definition when name is given), " +
-				"triggers, sequences, extensions (installed, then available), types (enum values, domains, composites, ranges), roles (the connected role first, with what it may do here) " +
-				"or settings that differ from the defaults.",
+			Description: "List catalog objects other than tables, by kind: functions and procedures (signatures, language, volatility), triggers, sequences, " +
+				"extensions (installed, then available), types (enums, domains, composites), roles (yours first, with what it may do) or settings that differ from the defaults.",
 			Annotations: mcpkit.ReadOnly(),
 		}, func(ctx context.Context, _ *mcpkit.Request, in listObjectsInput) (*ObjectList, error) {
 			db, err := ds.db(in.Database)
