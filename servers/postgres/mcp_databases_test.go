@@ -284,6 +284,29 @@ func TestSeveralDatabases(t *testing.T) {
 		}
 	})
 
+	t.Run("write_query per database", func(t *testing.T) {
+		var got struct {
+			Messages []struct {
+				Content struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"messages"`
+		}
+		raw := three.Call("prompts/get", map[string]any{"name": "write_query", "arguments": map[string]any{"question": "orders per day?", "database": "reports", "schema": "r"}})
+		if err := json.Unmarshal(raw, &got); err != nil || len(got.Messages) != 1 {
+			t.Fatalf("prompts/get: %v %s", err, raw)
+		}
+		text := got.Messages[0].Content.Text
+		for _, w := range []string{`about database reports, then run it with the query tool, passing database "reports"`, "r.daily"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("prompt lacks %q:\n%.600s", w, text)
+			}
+		}
+		if r := three.Request("prompts/get", map[string]any{"name": "write_query", "arguments": map[string]any{"question": "x"}}); r.Error == nil || !strings.Contains(r.Error.Message, `needs argument "database"`) {
+			t.Errorf("write_query without database: %+v", r.Error)
+		}
+	})
+
 	t.Run("writes name the database", func(t *testing.T) {
 		w := mcpkittest.Connect(t, newMultiServer(t, namedDBs(names, dbs), "app", Config{AllowWrites: true}), "2026-07-28",
 			&mcpkittest.Options{Capabilities: elicitCaps})
