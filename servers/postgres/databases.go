@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -191,7 +192,15 @@ func (ds *databases) withDatabaseArg(base json.RawMessage) (json.RawMessage, err
 		req, _ := sc["required"].([]any)
 		sc["required"] = append(slices.Clone(req), "database")
 	}
-	return json.Marshal(sc)
+	// Encoded without HTML escaping, as the generated schemas are: a description with
+	// < > & costs no \u003c escapes.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sc); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // db is the DB a call names (see pick).

@@ -39,3 +39,26 @@ func TestPickDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestWithDatabaseArg: the database argument joins a tool's schema (an enum of the
+// names, required without a default), and the rest of the schema is kept, < > &
+// unescaped.
+func TestWithDatabaseArg(t *testing.T) {
+	ds, err := newDatabases([]NamedDB{{Name: "a", DB: &DB{}}, {Name: "b", DB: &DB{}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ds.withDatabaseArg([]byte(`{"properties":{"x":{"type":"string","description":"a < b & c"}},"additionalProperties":false,"type":"object","required":["x"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"additionalProperties":false,"properties":{"database":{"enum":["a","b"],"type":"string"},"x":{"description":"a < b & c","type":"string"}},"required":["x","database"],"type":"object"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	ds.def = &ds.list[0]
+	got, _ = ds.withDatabaseArg(noArgsSchema)
+	if want := `{"additionalProperties":false,"properties":{"database":{"enum":["a","b"],"type":"string"}},"type":"object"}`; string(got) != want {
+		t.Errorf("with a default: %s\nwant %s", got, want)
+	}
+}
