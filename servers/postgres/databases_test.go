@@ -3,6 +3,8 @@ package postgres
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
 
 // TestPickDatabase: the handlers' own check (behind the schema's enum and required),
@@ -60,5 +62,28 @@ func TestWithDatabaseArg(t *testing.T) {
 	got, _ = ds.withDatabaseArg(noArgsSchema)
 	if want := `{"additionalProperties":false,"properties":{"database":{"enum":["a","b"],"type":"string"}},"type":"object"}`; string(got) != want {
 		t.Errorf("with a default: %s\nwant %s", got, want)
+	}
+}
+
+// TestMultiArgumentsExplained: with several databases, every argument (database
+// included, which has no description of its own) is explained where the model reads
+// it: the instructions name the databases and say every tool takes database.
+func TestMultiArgumentsExplained(t *testing.T) {
+	var list []NamedDB
+	for _, name := range []string{"app", "staging"} {
+		db, err := prepare("postgres://nobody@/"+name+"?host=/nonexistent-dir", Options{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		list = append(list, NamedDB{Name: name, Description: name + " data", DB: db})
+	}
+	for _, writes := range []bool{false, true} {
+		s, err := NewMulti(Config{AllowWrites: writes, Logger: quietLogger()}, list, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, _ := newDatabases(list, "")
+		mcpkittest.CheckArgumentsExplained(t, s.Tools(), multiInstructions(ds, writes, true), nil)
 	}
 }
