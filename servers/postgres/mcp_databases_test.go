@@ -148,6 +148,19 @@ func TestSeveralDatabases(t *testing.T) {
 					t.Errorf("%s on %s: %.300s", tool, name, res.Text())
 				}
 			}
+			// reports is read as a role that may read only r.daily: the catalog tools
+			// answer, the tools that read or plan the shop's tables are refused there.
+			res = three.CallTool(tool, withDatabase(args, "reports"))
+			switch tool {
+			case "query", "explain_query", "suggest_indexes":
+				if !res.IsError || !strings.Contains(res.Text(), "permission denied") {
+					t.Errorf("%s on reports: isError=%v %.200s; want permission denied", tool, res.IsError, res.Text())
+				}
+			default:
+				if res.IsError {
+					t.Errorf("%s on reports: %.300s", tool, res.Text())
+				}
+			}
 			if res := two.CallTool(tool, args); res.IsError {
 				t.Errorf("%s on the default: %.300s", tool, res.Text())
 			}
