@@ -37,10 +37,20 @@ func rowTextIn(fields string) RowText { return RowText{Untrusted: fields} }
 // showHidden is mcpkit.ShowHidden with a fast path for plain ASCII, the common case of
 // a row value.
 func showHidden(s string) (string, int) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
+			i++
+			continue
+		}
+		// Anything else: a control, CR (shown when bare), DEL, or a rune that may be
+		// hidden or invalid; plain letters beyond ASCII (é, ü, 中) are looked at here
+		// without building a new string.
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if c < 0x80 || r == utf8.RuneError || mcpkit.IsHidden(r) {
 			return mcpkit.ShowHidden(s)
 		}
+		i += size
 	}
 	return s, 0
 }
@@ -50,7 +60,11 @@ func showHidden(s string) (string, int) {
 func showHiddenValue(v any) (any, int) {
 	switch x := v.(type) {
 	case string:
-		return showHidden(x)
+		s, n := showHidden(x)
+		if n == 0 {
+			return v, 0 // v as it is: boxing s again would allocate
+		}
+		return s, n
 	case []any:
 		total := 0
 		for i, e := range x {
@@ -60,7 +74,11 @@ func showHiddenValue(v any) (any, int) {
 		}
 		return x, total
 	case json.RawMessage:
-		return showHiddenJSON(x)
+		j, n := showHiddenJSON(x)
+		if n == 0 {
+			return v, 0
+		}
+		return j, n
 	}
 	return v, 0
 }
