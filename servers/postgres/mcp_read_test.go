@@ -13,7 +13,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
-var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "top_queries", "health", "suggest_indexes"}
+var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "top_queries", "health", "suggest_indexes", "list_objects"}
 
 // readCase is one call of a read tool and what its structured result must hold.
 type readCase struct {
@@ -27,7 +27,7 @@ type readCase struct {
 var readCases = []readCase{
 	{"query with a param", "query", map[string]any{"sql": "SELECT id, name FROM shop.customers WHERE id = $1", "params": []any{2}},
 		func(t *testing.T, out map[string]any) {
-			want := `{"columns":[{"name":"id","type":"int8"},{"name":"name","type":"text"}],"command":"SELECT 1","rowCount":1,"rows":[[2,"Linus"]]}`
+			want := `{"columns":[{"name":"id","type":"int8"},{"name":"name","type":"text"}],"command":"SELECT 1","rowCount":1,"rows":[[2,"Linus"]],"untrusted":"rows"}`
 			if got := jsonAt(t, out); got != want {
 				t.Errorf("got %s\nwant %s", got, want)
 			}
@@ -109,6 +109,12 @@ var readCases = []readCase{
 			if out["measured"] != false || !strings.Contains(out["missing"].(string), "HypoPG") || len(ix) == 0 ||
 				ix[0].(map[string]any)["statement"] != "CREATE INDEX CONCURRENTLY ON shop.orders (status);" || ix[0].(map[string]any)["measured"] != false {
 				t.Errorf("got %s; want the unmeasured candidate shop.orders (status)", jsonAt(t, out))
+			}
+		}},
+	{"list_objects", "list_objects", map[string]any{"kind": "sequences", "schema": "shop"},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["objects"]); got != `[{"dataType":"bigint","increment":1,"max":"9223372036854775807","name":"s","schema":"shop","start":1}]` {
+				t.Errorf("got %s; want shop.s, never used", jsonAt(t, out))
 			}
 		}},
 }

@@ -130,6 +130,30 @@ func pgServer(t testing.TB, writes bool) *mcpkit.Server {
 	return postgres.New(postgres.Config{AllowWrites: writes, Logger: quiet}, db)
 }
 
+// pgThreeServer is the postgres server over three fresh databases with pgFixture, each
+// with a description and none the default: the most a server with several databases
+// adds to what the model reads (a database argument on every tool, required, and the
+// databases named once in the instructions).
+func pgThreeServer(t testing.TB, writes bool) *mcpkit.Server {
+	t.Helper()
+	var list []postgres.NamedDB
+	for _, d := range []struct{ name, description string }{
+		{"app", "the local app database"}, {"staging", "staging replica, read only"}, {"reports", "daily reporting database"},
+	} {
+		db, err := postgres.Open(t.Context(), postgrestest.NewDatabase(t, pgFixture), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		list = append(list, postgres.NamedDB{Name: d.name, Description: d.description, DB: db})
+	}
+	s, err := postgres.NewMulti(postgres.Config{AllowWrites: writes, Logger: quiet}, list, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // errorsKey is the fixture store's DSN public key.
 const errorsKey = "0123456789abcdef0123456789abcdef"
 

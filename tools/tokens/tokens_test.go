@@ -68,6 +68,8 @@ func TestTokens(t *testing.T) {
 			if !writes {
 				m.results["postgres query20"] = measureResult(t, c.call(t, "query", map[string]any{"sql": pgQuery}))
 			}
+			c = connectInProcess(t, pgThreeServer(t, writes))
+			m.addDefs("postgres three databases "+mode(writes), measureDefs(c.tools(t), c.instructions(t)))
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
