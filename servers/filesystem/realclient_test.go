@@ -91,8 +91,9 @@ type clientCall struct {
 	args func(dir string) map[string]any
 	want func(dir string) string // substring of the result's text
 	disk func(t *testing.T, dir string)
-	// fileText marks a read_text_file call: its text block is the file's text under a
-	// header (want is all of it), not JSON, and it comes without structuredContent
+	// fileText marks a read_text_file, list_directory or directory_tree call: its text
+	// block is text under a header (want is all of it), not JSON, and it comes without
+	// structuredContent
 	// (mcpkit's output policy: hosts that see structuredContent show its JSON instead).
 	fileText bool
 }
@@ -114,8 +115,12 @@ func fileIs(rel, want string) func(*testing.T, string) {
 
 var clientCalls = []clientCall{
 	{tool: "list_allowed_directories", args: fixed(map[string]any{}), want: func(dir string) string { return `"directories":["` + dir + `"]` }},
-	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), want: text(`"name":"note.md"`)},
-	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), want: text(`"path":"sub/note.md"`)},
+	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), fileText: true,
+		want: func(dir string) string { return "[" + filepath.Join(dir, "sub") + ": 1 entry]\nnote.md\n" }},
+	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), fileText: true,
+		want: func(dir string) string {
+			return "[" + dir + ": 5 entries]\ndata.bin\nhello.txt\nimg.png\nsub/\nsub/note.md\n"
+		}},
 	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "head": 1}), fileText: true,
 		want: func(dir string) string { return "[" + filepath.Join(dir, "hello.txt") + ": line 1 of 2]\nhello\n" }},
 	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "line": 2, "context": 1, "lineNumbers": true}), fileText: true,

@@ -16,6 +16,11 @@ type Config struct {
 	// whose host already confirms each call. Without it, write_file over an existing
 	// file, edit_file and move_file onto an existing file ask first (confirm.go).
 	NoConfirm bool
+	// OutputSchemas publishes the tools' output schemas, and every result then carries
+	// its complete structuredContent (list_directory and directory_tree included, whose
+	// text shows less): for programmatic clients that embed this package. Off in the
+	// binary, mcpkit's one output policy (docs/context-economy.md).
+	OutputSchemas bool
 	// Logger receives the server's own logs (stderr in the binary); nil uses the
 	// mcpkit default.
 	Logger *slog.Logger
@@ -50,12 +55,13 @@ var inputSchemas []byte
 // serving; change notifications start separately with WatchChanges.
 func New(cfg Config, roots *Roots) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: serverName, Version: mcpkit.Version}, &mcpkit.ServerOptions{
-		Instructions: instructions,
-		Logger:       cfg.Logger,
-		ReadOnly:     !cfg.AllowWrites,
-		NoConfirm:    cfg.NoConfirm,
-		WriteScope:   writeScope,
-		InputSchemas: inputSchemas,
+		Instructions:  instructions,
+		Logger:        cfg.Logger,
+		ReadOnly:      !cfg.AllowWrites,
+		NoConfirm:     cfg.NoConfirm,
+		WriteScope:    writeScope,
+		InputSchemas:  inputSchemas,
+		OutputSchemas: cfg.OutputSchemas,
 	})
 	a := &access{roots: roots}
 	s.AddTools(tools(a, !cfg.NoConfirm)...)

@@ -62,7 +62,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "list_directory",
 			Title: "List a directory",
-			Description: "List one directory's entries with type, size and modification time, sorted and paged (offset, limit); links are shown, not followed. " +
+			Description: "List one directory's entries as text, one a line (a directory ends in /), sorted and paged (offset, limit); details adds sizes and times; links are shown, not followed. " +
 				"For several levels use directory_tree; to find names use search_files.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ListDirectory)),
@@ -70,8 +70,8 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "directory_tree",
 			Title: "Directory tree",
-			Description: "Show a directory's tree several levels deep as a flat list of relative paths with types and file sizes, breadth first: a project's layout. " +
-				"list_directory shows one directory with details.",
+			Description: "Show a directory's tree several levels deep as relative paths, one a line (a directory ends in /), breadth first: a project's layout; details adds sizes and times. " +
+				"list_directory shows one directory.",
 			Annotations: mcpkit.ReadOnly(),
 			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).DirectoryTree)),
@@ -134,7 +134,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 			Name:  "edit_file",
 			Title: "Edit a file",
 			Description: "Change a text file by edits, exact replacements (oldText to newText) applied in order and all or nothing, and return a unified diff. " +
-				"Each oldText must match exactly, whitespace included, and occur once, or set replaceAll to replace every occurrence. Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
+				"Each oldText must occur once (or set replaceAll); one not found exactly is matched ignoring each line's leading and trailing whitespace when that finds exactly one place, and the result says so. Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).editFile)),
 
