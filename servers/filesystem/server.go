@@ -9,12 +9,14 @@ import (
 
 // Config is what mcp-server-filesystem is started with besides its directories.
 type Config struct {
-	// AllowWrites registers write_file, edit_file, create_directory and move_file.
+	// AllowWrites registers write_file, edit_file, create_directory, move_file,
+	// copy_file, delete_file and delete_directory.
 	// Without it the server is read-only: those tools do not exist at all.
 	AllowWrites bool
 	// NoConfirm writes without asking the user (--no-confirm): for unattended agents
 	// whose host already confirms each call. Without it, write_file over an existing
-	// file, edit_file and move_file onto an existing file ask first (confirm.go).
+	// file, edit_file, move_file and copy_file onto an existing file, delete_file and
+	// delete_directory ask first (confirm.go).
 	NoConfirm bool
 	// OutputSchemas publishes the tools' output schemas, and every result then carries
 	// its complete structuredContent (list_directory and directory_tree included, whose

@@ -23,7 +23,7 @@ import (
 var (
 	revisions  = []string{mcpkit.Revision20260728, mcpkit.Revision20251125}
 	readTools  = []string{"list_allowed_directories", "list_directory", "directory_tree", "read_text_file", "read_media_file", "read_multiple_files", "search_files", "search_file_contents", "get_file_info"}
-	writeTools = []string{"write_file", "edit_file", "create_directory", "move_file"}
+	writeTools = []string{"write_file", "edit_file", "create_directory", "move_file", "copy_file", "delete_file", "delete_directory"}
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

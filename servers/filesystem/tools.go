@@ -41,8 +41,10 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 	writeAsks, editAsks, moveAsks := " Replacing an existing file asks the user to confirm, showing its size and first lines; creating one does not.",
 		" The user confirms the diff before the file is written.",
 		"; replacing it asks the user to confirm"
+	deleteFileAsks, deleteDirAsks := " The user confirms first, shown its size and first lines.", " The user confirms first, shown what goes (counts, size, first entries)."
 	if !confirm {
 		writeAsks, editAsks, moveAsks = " It overwrites without asking.", "", ""
+		deleteFileAsks, deleteDirAsks = " It deletes without asking.", " It deletes without asking."
 	}
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -152,6 +154,28 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 				"An existing destination file is an error unless overwrite is true" + moveAsks + ".",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).moveFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:  "copy_file",
+			Title: "Copy",
+			Description: "Copy source, a file or with recursive a directory, to destination, also into another allowed directory; onto an existing directory it copies inside under its own name. " +
+				"Links are never followed: a link as source is refused, links in a copied tree are left out. An existing destination file is an error unless overwrite is true" + moveAsks + ".",
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).copyFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "delete_file",
+			Title:       "Delete a file",
+			Description: "Delete one file or symbolic link (the link, not what it points to); for a directory use delete_directory." + deleteFileAsks,
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).deleteFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "delete_directory",
+			Title:       "Delete a directory",
+			Description: "Delete an empty directory, or with recursive everything in it." + deleteDirAsks,
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).deleteDirectory)),
 	}
 }
 
