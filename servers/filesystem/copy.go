@@ -24,8 +24,8 @@ const (
 type CopyFileInput struct {
 	Source      string `json:"source"`
 	Destination string `json:"destination"`
-	Recursive   bool   `json:"recursive,omitempty" jsonschema_description:"Copy a directory with everything in it, to a path that does not exist yet"`
-	Overwrite   bool   `json:"overwrite,omitempty" jsonschema_description:"Replace an existing destination file"`
+	Recursive   bool   `json:"recursive,omitempty"`
+	Overwrite   bool   `json:"overwrite,omitempty"`
 }
 
 // CopyFileOutput says what was copied.

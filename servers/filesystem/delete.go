@@ -91,7 +91,7 @@ func (rs *Roots) deleteFile(ctx context.Context, in DeleteFileInput, confirm con
 // DeleteDirectoryInput names a directory to delete.
 type DeleteDirectoryInput struct {
 	Path      string `json:"path"`
-	Recursive bool   `json:"recursive,omitempty" jsonschema_description:"Also delete everything in it; without it only an empty directory is deleted"`
+	Recursive bool   `json:"recursive,omitempty"`
 }
 
 // DeleteDirectoryOutput says what was deleted.

@@ -25,7 +25,7 @@ type ListDirectoryInput struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=5000,default=500"`
 	// Details adds each entry's size and time to the text; structuredContent always
 	// has them.
-	Details bool `json:"details,omitempty" jsonschema_description:"Also show each entry's size in bytes and modification time"`
+	Details bool `json:"details,omitempty"`
 }
 
 // DirEntry is one entry of a directory listing. Symbolic links are reported as links

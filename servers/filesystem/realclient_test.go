@@ -137,7 +137,20 @@ var clientCalls = []clientCall{
 			t.Errorf("made/deep is not a directory: %v", err)
 		}
 	}},
+	{tool: "copy_file", args: fixed(map[string]any{"source": "sub/note.md", "destination": "note-copy.md"}), want: text(`"files":1`), disk: fileIs("note-copy.md", "# Note\nthe needle is here\n")},
+	{tool: "delete_file", args: fixed(map[string]any{"path": "img.png"}), want: text(`"type":"file"`), disk: gone("img.png")},
+	{tool: "delete_directory", args: fixed(map[string]any{"path": "sub", "recursive": true}), want: text(`"files":1`), disk: gone("sub")},
 	{tool: "move_file", args: fixed(map[string]any{"source": "data.bin", "destination": "moved.bin"}), want: text(`moved.bin"`), disk: fileIs("moved.bin", "\x00\x01\x02binary\x00")},
+}
+
+// gone checks that rel no longer exists.
+func gone(rel string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if _, err := os.Lstat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
+			t.Errorf("%s still exists: %v", rel, err)
+		}
+	}
 }
 
 // checkClientText compares what a client received: not an error, text equal (as JSON)
@@ -169,8 +182,9 @@ func allToolNames() []string { return append(append([]string(nil), readTools...)
 
 // TestGoSDKClientEveryTool: the Go SDK client (v1.8.0) lists the tools with their
 // annotations and calls every one, over stdio and HTTP, at 2026-07-28 and 2025-11-25.
-// Its user accepts every confirmation, and only edit_file asks one: the other writes
-// here create or rename without destroying anything.
+// Its user accepts every confirmation, and edit_file, delete_file and delete_directory
+// ask one each: the other writes here create, copy or rename without destroying
+// anything.
 func TestGoSDKClientEveryTool(t *testing.T) {
 	for _, transport := range transports {
 		for _, rev := range revisions {
@@ -202,7 +216,9 @@ func TestGoSDKClientEveryTool(t *testing.T) {
 						call.disk(t, dir)
 					}
 				}
-				if want := []string{"Edit " + filepath.Join(dir, "hello.txt") + " (1 replacement) as this diff shows?"}; !cmp.Equal(want, asked) {
+				if want := []string{"Edit " + filepath.Join(dir, "hello.txt") + " (1 replacement) as this diff shows?",
+					"Delete the file " + filepath.Join(dir, "img.png") + "? This cannot be undone.",
+					"Delete the directory " + filepath.Join(dir, "sub") + " and everything in it? This cannot be undone."}; !cmp.Equal(want, asked) {
 					t.Errorf("confirmations asked %q; want %q", asked, want)
 				}
 			})

@@ -64,7 +64,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "list_directory",
 			Title: "List a directory",
-			Description: "List one directory's entries as text, one a line (a directory ends in /), sorted and paged (offset, limit); details adds sizes and times; links are shown, not followed. " +
+			Description: "List one directory's entries, one a line (directories end in /), sorted and paged (offset, limit); details adds sizes and times; links are shown, not followed. " +
 				"For several levels use directory_tree; to find names use search_files.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ListDirectory)),
@@ -72,7 +72,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "directory_tree",
 			Title: "Directory tree",
-			Description: "Show a directory's tree several levels deep as relative paths, one a line (a directory ends in /), breadth first: a project's layout; details adds sizes and times. " +
+			Description: "Show a directory's tree several levels deep, breadth first, one relative path a line (directories end in /): a project's layout; details adds sizes and times. " +
 				"list_directory shows one directory.",
 			Annotations: mcpkit.ReadOnly(),
 			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
@@ -135,8 +135,8 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "edit_file",
 			Title: "Edit a file",
-			Description: "Change a text file by edits, exact replacements (oldText to newText) applied in order and all or nothing, and return a unified diff. " +
-				"Each oldText must occur once (or set replaceAll); one not found exactly is matched ignoring each line's leading and trailing whitespace when that finds exactly one place, and the result says so. Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
+			Description: "Change a text file by edits (oldText to newText) applied in order, all or nothing, and return a unified diff. " +
+				"Each oldText must occur once (or set replaceAll); one not found exactly may match ignoring each line's leading and trailing whitespace, if in one place only (the result says so). Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).editFile)),
 
@@ -158,8 +158,8 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "copy_file",
 			Title: "Copy",
-			Description: "Copy source, a file or with recursive a directory, to destination, also into another allowed directory; onto an existing directory it copies inside under its own name. " +
-				"Links are never followed: a link as source is refused, links in a copied tree are left out. An existing destination file is an error unless overwrite is true" + moveAsks + ".",
+			Description: "Copy source, a file or with recursive a directory (to a new path), to destination, also in another allowed directory; onto a directory it copies inside. " +
+				"Links are never followed: one as source is refused, those in a tree are left out. An existing file is replaced only with overwrite" + moveAsks + ".",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).copyFile)),
 
@@ -173,7 +173,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:        "delete_directory",
 			Title:       "Delete a directory",
-			Description: "Delete an empty directory, or with recursive everything in it." + deleteDirAsks,
+			Description: "Delete an empty directory, or with recursive it and everything in it." + deleteDirAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).deleteDirectory)),
 	}

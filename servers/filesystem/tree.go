@@ -28,7 +28,7 @@ type DirectoryTreeInput struct {
 	Exclude          []string `json:"excludePatterns,omitempty"`
 	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"default=true"`
 	// Details adds sizes and times to the text; structuredContent always has them.
-	Details bool `json:"details,omitempty" jsonschema_description:"Also show each file's size in bytes and each entry's modification time"`
+	Details bool `json:"details,omitempty"`
 }
 
 // TreeEntry is one entry of a tree, named by its path relative to the top.
