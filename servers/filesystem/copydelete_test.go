@@ -351,3 +351,32 @@ func TestCopyDeleteHardLinks(t *testing.T) {
 		t.Errorf("outside file after the deletes: %q", got)
 	}
 }
+
+// TestCopyOnlyBetweenAllowedDirectories (issue 30): a copy crosses allowed directories
+// only when both are allowed for the request: a server directory the client's roots
+// left out is neither a source nor a destination.
+func TestCopyOnlyBetweenAllowedDirectories(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeTree(t, a, map[string]string{"f.txt": "a"})
+	writeTree(t, b, map[string]string{"g.txt": "b"})
+	narrowed, err := openTestRoots(t, a, b).Narrow([]string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer narrowed.Close()
+	ctx := testCtx(t)
+	for _, in := range []CopyFileInput{
+		{Source: "f.txt", Destination: filepath.Join(b, "f.txt")},
+		{Source: filepath.Join(b, "g.txt"), Destination: "g.txt"},
+	} {
+		if _, err := narrowed.CopyFile(ctx, in); err == nil || !strings.Contains(err.Error(), "outside the allowed directories") {
+			t.Errorf("CopyFile(%+v) with only %s allowed: %v; want a refusal", in, a, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(b, "f.txt")); !os.IsNotExist(err) {
+		t.Errorf("f.txt reached the directory that was not allowed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(a, "g.txt")); !os.IsNotExist(err) {
+		t.Errorf("g.txt was copied from the directory that was not allowed: %v", err)
+	}
+}
