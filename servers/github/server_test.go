@@ -83,7 +83,7 @@ func names(tools []mcpkit.Tool) []string {
 // go generate rewrites it).
 func TestInputSchemas(t *testing.T) {
 	f := newFake(t)
-	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(t, f, BackendConfig{}, Config{AllowWrites: true}))
+	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(t, f, BackendConfig{}, Config{Selection: allToolsets(t), AllowWrites: true}))
 }
 
 // TestToolsListGolden snapshots tools/list for the default toolsets, read-only and
@@ -151,7 +151,7 @@ func TestToolSelection(t *testing.T) {
 		want            []string
 	}{
 		{"", "", false, readTools},
-		{"all", "", false, readTools},
+		{"default", "", false, readTools}, // "all" adds the issue 29 toolsets: TestBreadthDefaultsUnchanged
 		{"issues", "", false, []string{"list_issues", "get_issue", "search_issues"}},
 		{" code , actions ", "", false, []string{"search_code", "list_workflow_runs", "get_job_log"}},
 		{"", "get_issue,search_code", false, []string{"get_issue", "search_code"}},
@@ -177,7 +177,7 @@ func TestToolSelection(t *testing.T) {
 		writes          bool
 		want            string
 	}{
-		{"issues,wiki", "", false, `unknown toolset "wiki"; expected a comma-separated list of repos, issues, pull_requests, code, actions (or all)`},
+		{"issues,wiki", "", false, `unknown toolset "wiki"; expected a comma-separated list of repos, git, issues, pull_requests, code, actions, deployments (or all, or default)`},
 		{"", "get_isue", false, `unknown tool "get_isue"`},
 		{",", "", false, `--toolsets "," names no toolset`},
 		{"", "create_issue", false, "--tools names create_issue, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1)"},

@@ -1,0 +1,44 @@
+package github
+
+// breadthTools are the reads issue 29 adds, all off by default: in new toolsets, or
+// marked extra in a default toolset (then naming the toolset enables them).
+func breadthTools(b *Backend) []toolEntry {
+	var all []toolEntry
+	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), deploymentsTools(b)} {
+		all = append(all, group...)
+	}
+	return all
+}
+
+// extra marks a tool of a default toolset that the default selection leaves out.
+func extra(e toolEntry) toolEntry {
+	e.extra = true
+	return e
+}
+
+// reposExtraTools: what changed between two refs, a release, a tag, commit search.
+func reposExtraTools(b *Backend) []toolEntry {
+	const ts = "repos"
+	return []toolEntry{
+		extra(read(b, ts, "compare_commits", "Compare base...head: commits and changed files with patches.", (*Backend).CompareCommits)),
+		extra(read(b, ts, "get_release", "Get a release by tag, or the latest release.", (*Backend).GetRelease)),
+		extra(read(b, ts, "get_tag", "Get a tag: its commit and, if annotated, message and tagger.", (*Backend).GetTag)),
+		extra(read(b, ts, "search_commits", "Search commits with GitHub search syntax.", (*Backend).SearchCommits)),
+	}
+}
+
+// gitTools: a repository's tree and who changed which lines.
+func gitTools(b *Backend) []toolEntry {
+	const ts = "git"
+	return []toolEntry{
+		read(b, ts, "get_repository_tree", "List a repository's files and directories, recursively by default.", (*Backend).GetRepositoryTree),
+		read(b, ts, "get_blame", "Blame lines of a file: per run of lines, the commit, author, time and message.", (*Backend).GetBlame),
+	}
+}
+
+// deploymentsTools: the Deployments API.
+func deploymentsTools(b *Backend) []toolEntry {
+	return []toolEntry{
+		read(b, "deployments", "list_deployments", "List deployments, newest first, each with its latest status.", (*Backend).ListDeployments),
+	}
+}
