@@ -30,6 +30,7 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("GET "+r+"/deployments/{id}/statuses", func(w http.ResponseWriter, req *http.Request) {
 		f.fixture("deployment_" + req.PathValue("id") + "_statuses.json")(w, req)
 	})
+	f.handle("GET "+r+"/pulls/4/commits", f.paged("commits.json"))
 	f.handle("POST /api/graphql", f.graphQL)
 }
 

@@ -18,23 +18,28 @@ import (
 
 // The issue 29 tools, by toolset, in tools/list order; all are off by default.
 var newTools = map[string][]string{
-	"repos":       {"compare_commits", "get_release", "get_tag", "search_commits"},
-	"git":         {"get_repository_tree", "get_blame"},
-	"deployments": {"list_deployments"},
+	"repos":         {"compare_commits", "get_release", "get_tag", "search_commits"},
+	"git":           {"get_repository_tree", "get_blame"},
+	"pull_requests": {"list_pull_request_commits", "get_review_threads", "get_check_status"},
+	"deployments":   {"list_deployments"},
 }
 
 // breadthOperations are the Backend methods behind them that name a repository (the
 // allow-list test finds them by reflection and checks each refuses an outsider).
-var breadthOperations = []string{"CompareCommits", "GetBlame", "GetRelease", "GetRepositoryTree", "GetTag", "ListDeployments"}
+var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
+	"ListDeployments", "ListPullRequestCommits"}
 
 var breadthArgs = map[string]map[string]any{
-	"compare_commits":     {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
-	"get_release":         {"owner": "octo", "repo": "hello"},
-	"get_tag":             {"owner": "octo", "repo": "hello", "tag": "v1.4.0"},
-	"search_commits":      {"query": "EUR"},
-	"get_repository_tree": {"owner": "octo", "repo": "hello", "ref": "main"},
-	"get_blame":           {"owner": "octo", "repo": "hello", "path": "shop/checkout/storefront.go", "ref": "v1.4.0"},
-	"list_deployments":    {"owner": "octo", "repo": "hello"},
+	"compare_commits":           {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
+	"get_release":               {"owner": "octo", "repo": "hello"},
+	"get_tag":                   {"owner": "octo", "repo": "hello", "tag": "v1.4.0"},
+	"search_commits":            {"query": "EUR"},
+	"get_repository_tree":       {"owner": "octo", "repo": "hello", "ref": "main"},
+	"get_blame":                 {"owner": "octo", "repo": "hello", "path": "shop/checkout/storefront.go", "ref": "v1.4.0"},
+	"list_deployments":          {"owner": "octo", "repo": "hello"},
+	"list_pull_request_commits": {"owner": "octo", "repo": "hello", "number": 4},
+	"get_review_threads":        {"owner": "octo", "repo": "hello", "number": 4},
+	"get_check_status":          {"owner": "octo", "repo": "hello", "ref": "e5bd3914e2e596debea16f433f57875b5b90bcd6"},
 }
 
 var breadthCases = []toolCase{
@@ -44,18 +49,25 @@ var breadthCases = []toolCase{
 	caseFor("search_commits", (*Backend).SearchCommits, `"repository":"octo/hello"`),
 	caseFor("get_repository_tree", (*Backend).GetRepositoryTree, `"path":"shop/checkout/rates.go"`),
 	caseFor("get_blame", (*Backend).GetBlame, `"sha":"e4c0ffee5a1b2c3d4e5f60718293a4b5c6d7e8f9"`),
+	caseFor("list_pull_request_commits", (*Backend).ListPullRequestCommits, "Fix crash on empty input"),
+	caseFor("get_review_threads", (*Backend).GetReviewThreads, `"resolvedBy":"octocat"`),
+	caseFor("get_check_status", (*Backend).GetCheckStatus, `"verdict":"failure"`),
 	caseFor("list_deployments", (*Backend).ListDeployments, `"environment":"production"`),
 }
 
 // errorRoute is where each tool's first request lands on the fake, for the error tests.
-var errorRoute = map[string]string{
-	"compare_commits":     "GET /api/v3/repos/octo/hello/compare/v1.3.2...v1.4.0",
-	"get_release":         "GET /api/v3/repos/octo/hello/releases/latest",
-	"get_tag":             "GET /api/v3/repos/octo/hello/git/ref/tags/v1.4.0",
-	"search_commits":      "GET /api/v3/search/commits",
-	"get_repository_tree": "GET /api/v3/repos/octo/hello/git/trees/main",
-	"get_blame":           "POST /api/graphql",
-	"list_deployments":    "GET /api/v3/repos/octo/hello/deployments",
+var errorRoute = map[string][]string{
+	"compare_commits":           {"GET /api/v3/repos/octo/hello/compare/v1.3.2...v1.4.0"},
+	"get_release":               {"GET /api/v3/repos/octo/hello/releases/latest"},
+	"get_tag":                   {"GET /api/v3/repos/octo/hello/git/ref/tags/v1.4.0"},
+	"search_commits":            {"GET /api/v3/search/commits"},
+	"get_repository_tree":       {"GET /api/v3/repos/octo/hello/git/trees/main"},
+	"get_blame":                 {"POST /api/graphql"},
+	"list_pull_request_commits": {"GET /api/v3/repos/octo/hello/pulls/4/commits"},
+	"get_review_threads":        {"POST /api/graphql"},
+	"get_check_status": {"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/status",
+		"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/check-runs"},
+	"list_deployments": {"GET /api/v3/repos/octo/hello/deployments"},
 }
 
 func allToolsets(t *testing.T) Selection {
@@ -186,12 +198,14 @@ func TestBreadthErrors(t *testing.T) {
 		for _, tool := range allBreadthTools() {
 			t.Run(tc.name+"/"+tool, func(t *testing.T) {
 				f := newFake(t)
-				f.override(errorRoute[tool], func(w http.ResponseWriter, r *http.Request) {
-					for k, v := range tc.header {
-						w.Header().Set(k, v)
-					}
-					writeJSON(w, tc.status, tc.body)
-				})
+				for _, route := range errorRoute[tool] {
+					f.override(route, func(w http.ResponseWriter, r *http.Request) {
+						for k, v := range tc.header {
+							w.Header().Set(k, v)
+						}
+						writeJSON(w, tc.status, tc.body)
+					})
+				}
 				c := connect(t, newServer(t, f, BackendConfig{}, Config{Selection: allToolsets(t)}), "2026-07-28")
 				res := c.CallTool(tool, breadthArgs[tool])
 				if !res.IsError || !strings.Contains(res.Text(), tc.want) || strings.Contains(res.Text(), testToken) {
@@ -573,3 +587,87 @@ func TestHeaderNarrowing(t *testing.T) {
 		t.Errorf("a hidden tool reached GitHub %d times", n)
 	}
 }
+
+// TestReviewThreadsAndChecks: review threads carry path, line, resolved and outdated
+// state and comments, lockdown hides a stranger's comment (prompt injection's usual
+// carrier), pages go on by cursor; check status gives one verdict for any ref and
+// says what it could not read; a pull request's commits page.
+func TestReviewThreadsAndChecks(t *testing.T) {
+	f := newFake(t)
+	c := connect(t, newServer(t, f, BackendConfig{Lockdown: true}, Config{Selection: allToolsets(t)}), "2026-07-28")
+	var th ReviewThreadList
+	if err := json.Unmarshal(c.CallTool("get_review_threads", newArgs("get_review_threads")).StructuredContent, &th); err != nil {
+		t.Fatal(err)
+	}
+	if th.Total != 2 || th.Unresolved != 1 || len(th.Threads) != 2 || th.Lockdown != 1 {
+		t.Fatalf("threads: %+v", th)
+	}
+	open, done := th.Threads[0], th.Threads[1]
+	if open.Path != "parse.go" || open.Line != 12 || open.Resolved || open.Outdated || !done.Resolved || !done.Outdated || done.ResolvedBy != "octocat" || done.OrigLine != 3 {
+		t.Errorf("thread states: %+v / %+v", open, done)
+	}
+	if got := open.Comments[1]; !got.Hidden || strings.Contains(got.Body, "Ignore previous instructions") || open.Comments[0].Hidden {
+		t.Errorf("under lockdown: comments %+v; want the stranger's hidden and the collaborator's shown", open.Comments)
+	}
+
+	// The next page is asked for with the cursor, which is checked before it is sent.
+	f.override("POST /api/graphql", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Variables map[string]any `json:"variables"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		next := req.Variables["after"] == nil
+		writeJSON(w, 200, map[string]any{"data": map[string]any{"repository": map[string]any{"pullRequest": map[string]any{"reviewThreads": map[string]any{
+			"totalCount": 31, "pageInfo": map[string]any{"hasNextPage": next, "endCursor": "Y3Vyc29yOnYyOpK0"}, "nodes": []any{}}}}}})
+	})
+	p1 := structured(t, c.CallTool("get_review_threads", newArgs("get_review_threads")))
+	if p1["nextCursor"] != "Y3Vyc29yOnYyOpK0" || p1["hint"] != "more threads: call again with after=Y3Vyc29yOnYyOpK0" {
+		t.Errorf("first page: %v", p1)
+	}
+	p2 := structured(t, c.CallTool("get_review_threads", map[string]any{"owner": "octo", "repo": "hello", "number": 4, "after": "Y3Vyc29yOnYyOpK0"}))
+	if p2["nextCursor"] != nil || p2["truncated"] != nil {
+		t.Errorf("last page: %v", p2)
+	}
+	if res := c.CallTool("get_review_threads", map[string]any{"owner": "octo", "repo": "hello", "number": 4, "after": "x\" } mutation {"}); !res.IsError || !strings.Contains(res.Text(), "is not a page cursor") {
+		t.Errorf("a cursor that is not one: %s", res.Text())
+	}
+
+	var cs CheckStatus
+	json.Unmarshal(c.CallTool("get_check_status", newArgs("get_check_status")).StructuredContent, &cs)
+	if cs.Verdict != "failure" || cs.Failing < 1 || cs.Checks[0].Name != "ci/test" || cs.SHA != "e5bd3914e2e596debea16f433f57875b5b90bcd6" {
+		t.Errorf("check status of a failing ref: %+v", cs)
+	}
+	for _, tc := range []struct {
+		statuses, runs string
+		verdict        string
+		notes          int
+	}{
+		{`{"state":"success","sha":"abc","total_count":1,"statuses":[{"state":"success","context":"ci"}]}`, `{"total_count":1,"check_runs":[{"status":"completed","conclusion":"skipped","name":"lint"}]}`, "success", 0},
+		{`{"state":"pending","sha":"abc","total_count":1,"statuses":[{"state":"pending","context":"ci"}]}`, `{"total_count":0,"check_runs":[]}`, "pending", 0},
+		{`{"state":"pending","sha":"abc","total_count":0,"statuses":[]}`, `{"total_count":0,"check_runs":[]}`, "none", 0},
+		{`{"state":"success","sha":"abc","total_count":1,"statuses":[{"state":"success","context":"ci"}]}`, ``, "success", 1},
+	} {
+		g := newFake(t)
+		g.override("GET /api/v3/repos/octo/hello/commits/main/status", func(w http.ResponseWriter, r *http.Request) { serveWithETag(w, r, "application/json", []byte(tc.statuses)) })
+		g.override("GET /api/v3/repos/octo/hello/commits/main/check-runs", func(w http.ResponseWriter, r *http.Request) {
+			if tc.runs == "" {
+				writeJSON(w, 403, map[string]string{"message": "Resource not accessible by integration"})
+				return
+			}
+			serveWithETag(w, r, "application/json", []byte(tc.runs))
+		})
+		gc := connect(t, newServer(t, g, BackendConfig{}, Config{Selection: allToolsets(t)}), "2026-07-28")
+		var got CheckStatus
+		json.Unmarshal(gc.CallTool("get_check_status", map[string]any{"owner": "octo", "repo": "hello", "ref": "main"}).StructuredContent, &got)
+		if got.Verdict != tc.verdict || len(got.Notes) != tc.notes {
+			t.Errorf("statuses %s, runs %s: verdict %q notes %v; want %q with %d notes", tc.statuses, tc.runs, got.Verdict, got.Notes, tc.verdict, tc.notes)
+		}
+	}
+
+	m := structured(t, c.CallTool("list_pull_request_commits", map[string]any{"owner": "octo", "repo": "hello", "number": 4, "perPage": 1}))
+	if len(m["commits"].([]any)) != 1 || m["nextPage"] != float64(2) || m["hint"] != "more commits: call again with page=2" {
+		t.Errorf("pull request commits, perPage 1: %v", m)
+	}
+}
+
+func newArgs(tool string) map[string]any { return breadthArgs[tool] }

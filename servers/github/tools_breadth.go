@@ -4,7 +4,7 @@ package github
 // marked extra in a default toolset (then naming the toolset enables them).
 func breadthTools(b *Backend) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), deploymentsTools(b)} {
+	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), deploymentsTools(b)} {
 		all = append(all, group...)
 	}
 	return all
@@ -33,6 +33,16 @@ func gitTools(b *Backend) []toolEntry {
 	return []toolEntry{
 		read(b, ts, "get_repository_tree", "List a repository's files and directories, recursively by default.", (*Backend).GetRepositoryTree),
 		read(b, ts, "get_blame", "Blame lines of a file: per run of lines, the commit, author, time and message.", (*Backend).GetBlame),
+	}
+}
+
+// pullsExtraTools: a pull request's commits and review threads, and CI on any ref.
+func pullsExtraTools(b *Backend) []toolEntry {
+	const ts = "pull_requests"
+	return []toolEntry{
+		extra(read(b, ts, "list_pull_request_commits", "List a pull request's commits, oldest first.", (*Backend).ListPullRequestCommits)),
+		extra(read(b, ts, "get_review_threads", "Get a pull request's inline review threads: path, line, resolved, outdated, comments.", (*Backend).GetReviewThreads)),
+		extra(read(b, ts, "get_check_status", "Is CI green on a ref? One verdict over its statuses and check runs, failing first.", (*Backend).GetCheckStatus)),
 	}
 }
 
