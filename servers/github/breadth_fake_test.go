@@ -31,7 +31,39 @@ func (f *fakeGitHub) breadthRoutes() {
 		f.fixture("deployment_" + req.PathValue("id") + "_statuses.json")(w, req)
 	})
 	f.handle("GET "+r+"/pulls/4/commits", f.paged("commits.json"))
+	f.handle("GET "+r+"/actions/workflows", f.pagedObject("workflows.json", "workflows"))
+	f.handle("GET "+r+"/actions/artifacts", f.pagedObject("artifacts.json", "artifacts"))
+	f.handle("GET "+r+"/actions/runs/100/artifacts", f.pagedObject("artifacts_run_100.json", "artifacts"))
 	f.handle("POST /api/graphql", f.graphQL)
+}
+
+// pagedObject serves an object fixture whose key holds the list ({"total_count": n,
+// key: [...]}, as Actions lists are) a page at a time, with GitHub's Link header.
+func (f *fakeGitHub) pagedObject(name, key string) http.HandlerFunc {
+	var full map[string]json.RawMessage
+	if err := json.Unmarshal(loadFixture(f.t, name), &full); err != nil {
+		f.t.Fatalf("fixture %s: %v", name, err)
+	}
+	var items []json.RawMessage
+	json.Unmarshal(full[key], &items)
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		page, per = max(page, 1), max(per, 1)
+		lo, hi := min((page-1)*per, len(items)), min(page*per, len(items))
+		out := map[string]json.RawMessage{}
+		for k, v := range full {
+			out[k] = v
+		}
+		out[key], _ = json.Marshal(items[lo:hi])
+		if hi < len(items) {
+			q := r.URL.Query()
+			q.Set("page", strconv.Itoa(page+1))
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, f.srv.URL, r.URL.Path, q.Encode()))
+		}
+		body, _ := json.Marshal(out)
+		serveWithETag(w, r, "application/json; charset=utf-8", body)
+	}
 }
 
 // graphQLOp finds a query's operation name ("query Blame(" gives Blame).

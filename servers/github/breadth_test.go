@@ -21,13 +21,14 @@ var newTools = map[string][]string{
 	"repos":         {"compare_commits", "get_release", "get_tag", "search_commits"},
 	"git":           {"get_repository_tree", "get_blame"},
 	"pull_requests": {"list_pull_request_commits", "get_review_threads", "get_check_status"},
+	"actions":       {"list_workflows", "list_run_jobs", "list_artifacts"},
 	"deployments":   {"list_deployments"},
 }
 
 // breadthOperations are the Backend methods behind them that name a repository (the
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
-	"ListDeployments", "ListPullRequestCommits"}
+	"ListArtifacts", "ListDeployments", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
 
 var breadthArgs = map[string]map[string]any{
 	"compare_commits":           {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
@@ -40,6 +41,9 @@ var breadthArgs = map[string]map[string]any{
 	"list_pull_request_commits": {"owner": "octo", "repo": "hello", "number": 4},
 	"get_review_threads":        {"owner": "octo", "repo": "hello", "number": 4},
 	"get_check_status":          {"owner": "octo", "repo": "hello", "ref": "e5bd3914e2e596debea16f433f57875b5b90bcd6"},
+	"list_workflows":            {"owner": "octo", "repo": "hello"},
+	"list_run_jobs":             {"owner": "octo", "repo": "hello", "runId": 100},
+	"list_artifacts":            {"owner": "octo", "repo": "hello"},
 }
 
 var breadthCases = []toolCase{
@@ -52,6 +56,9 @@ var breadthCases = []toolCase{
 	caseFor("list_pull_request_commits", (*Backend).ListPullRequestCommits, "Fix crash on empty input"),
 	caseFor("get_review_threads", (*Backend).GetReviewThreads, `"resolvedBy":"octocat"`),
 	caseFor("get_check_status", (*Backend).GetCheckStatus, `"verdict":"failure"`),
+	caseFor("list_workflows", (*Backend).ListWorkflows, `"path":".github/workflows/ci.yml"`),
+	caseFor("list_run_jobs", (*Backend).ListRunJobs, `"name":"test (ubuntu)"`),
+	caseFor("list_artifacts", (*Backend).ListArtifacts, `"name":"coverage"`),
 	caseFor("list_deployments", (*Backend).ListDeployments, `"environment":"production"`),
 }
 
@@ -67,6 +74,9 @@ var errorRoute = map[string][]string{
 	"get_review_threads":        {"POST /api/graphql"},
 	"get_check_status": {"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/status",
 		"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/check-runs"},
+	"list_workflows":   {"GET /api/v3/repos/octo/hello/actions/workflows"},
+	"list_run_jobs":    {"GET /api/v3/repos/octo/hello/actions/runs/100/jobs"},
+	"list_artifacts":   {"GET /api/v3/repos/octo/hello/actions/artifacts"},
 	"list_deployments": {"GET /api/v3/repos/octo/hello/deployments"},
 }
 
@@ -648,7 +658,9 @@ func TestReviewThreadsAndChecks(t *testing.T) {
 		{`{"state":"success","sha":"abc","total_count":1,"statuses":[{"state":"success","context":"ci"}]}`, ``, "success", 1},
 	} {
 		g := newFake(t)
-		g.override("GET /api/v3/repos/octo/hello/commits/main/status", func(w http.ResponseWriter, r *http.Request) { serveWithETag(w, r, "application/json", []byte(tc.statuses)) })
+		g.override("GET /api/v3/repos/octo/hello/commits/main/status", func(w http.ResponseWriter, r *http.Request) {
+			serveWithETag(w, r, "application/json", []byte(tc.statuses))
+		})
 		g.override("GET /api/v3/repos/octo/hello/commits/main/check-runs", func(w http.ResponseWriter, r *http.Request) {
 			if tc.runs == "" {
 				writeJSON(w, 403, map[string]string{"message": "Resource not accessible by integration"})
@@ -667,6 +679,34 @@ func TestReviewThreadsAndChecks(t *testing.T) {
 	m := structured(t, c.CallTool("list_pull_request_commits", map[string]any{"owner": "octo", "repo": "hello", "number": 4, "perPage": 1}))
 	if len(m["commits"].([]any)) != 1 || m["nextPage"] != float64(2) || m["hint"] != "more commits: call again with page=2" {
 		t.Errorf("pull request commits, perPage 1: %v", m)
+	}
+}
+
+// TestActionsExtras: a run's jobs with their failed steps, one job found by name;
+// workflows and artifacts page; a run's artifacts.
+func TestActionsExtras(t *testing.T) {
+	f := newFake(t)
+	c := connect(t, newServer(t, f, BackendConfig{}, Config{Selection: Selection{Toolsets: []string{"actions"}}}), "2026-07-28")
+	var jobs JobList
+	json.Unmarshal(c.CallTool("list_run_jobs", map[string]any{"owner": "octo", "repo": "hello", "runId": 100, "name": "WINDOWS"}).StructuredContent, &jobs)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].ID != 43 || jobs.Jobs[0].Conclusion != "failure" || jobs.TotalCount != 3 {
+		t.Errorf("job by name: %+v", jobs)
+	}
+	var all JobList
+	json.Unmarshal(c.CallTool("list_run_jobs", newArgs("list_run_jobs")).StructuredContent, &all)
+	if len(all.Jobs) != 3 || len(all.Jobs[1].FailedSteps) == 0 {
+		t.Errorf("jobs of run 100: %+v", all)
+	}
+	w := structured(t, c.CallTool("list_workflows", map[string]any{"owner": "octo", "repo": "hello", "perPage": 2}))
+	if len(w["workflows"].([]any)) != 2 || w["nextPage"] != float64(2) || w["totalCount"] != float64(3) {
+		t.Errorf("workflows page 1: %v", w)
+	}
+	a := structured(t, c.CallTool("list_artifacts", map[string]any{"owner": "octo", "repo": "hello", "runId": 100, "name": "results"}))
+	if arts := a["artifacts"].([]any); len(arts) != 1 || arts[0].(map[string]any)["id"] != float64(11) {
+		t.Errorf("run 100's artifacts named results: %v", a)
+	}
+	if res := c.CallTool("list_run_jobs", map[string]any{"owner": "octo", "repo": "hello", "runId": 0}); !res.IsError {
+		t.Errorf("list_run_jobs without a run: %s", res.Text())
 	}
 }
 

@@ -4,7 +4,7 @@ package github
 // marked extra in a default toolset (then naming the toolset enables them).
 func breadthTools(b *Backend) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), deploymentsTools(b)} {
+	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), actionsExtraTools(b), deploymentsTools(b)} {
 		all = append(all, group...)
 	}
 	return all
@@ -43,6 +43,16 @@ func pullsExtraTools(b *Backend) []toolEntry {
 		extra(read(b, ts, "list_pull_request_commits", "List a pull request's commits, oldest first.", (*Backend).ListPullRequestCommits)),
 		extra(read(b, ts, "get_review_threads", "Get a pull request's inline review threads: path, line, resolved, outdated, comments.", (*Backend).GetReviewThreads)),
 		extra(read(b, ts, "get_check_status", "Is CI green on a ref? One verdict over its statuses and check runs, failing first.", (*Backend).GetCheckStatus)),
+	}
+}
+
+// actionsExtraTools: workflows, the jobs of a run (or one by name), artifacts.
+func actionsExtraTools(b *Backend) []toolEntry {
+	const ts = "actions"
+	return []toolEntry{
+		extra(read(b, ts, "list_workflows", "List a repository's Actions workflows.", (*Backend).ListWorkflows)),
+		extra(read(b, ts, "list_run_jobs", "List the jobs of an Actions run with their failed steps; name finds a job.", (*Backend).ListRunJobs)),
+		extra(read(b, ts, "list_artifacts", "List Actions artifacts of a repository or run (not their contents).", (*Backend).ListArtifacts)),
 	}
 }
 
