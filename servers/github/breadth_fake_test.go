@@ -34,7 +34,33 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("GET "+r+"/actions/workflows", f.pagedObject("workflows.json", "workflows"))
 	f.handle("GET "+r+"/actions/artifacts", f.pagedObject("artifacts.json", "artifacts"))
 	f.handle("GET "+r+"/actions/runs/100/artifacts", f.pagedObject("artifacts_run_100.json", "artifacts"))
+	f.handle("GET "+r+"/code-scanning/alerts", f.paged("code_scanning_alerts.json"))
+	f.handle("GET "+r+"/dependabot/alerts", f.paged("dependabot_alerts.json"))
+	f.handle("GET "+r+"/secret-scanning/alerts", f.paged("secret_scanning_alerts.json"))
+	f.handle("GET "+r+"/security-advisories", f.cursorPaged("security_advisories.json"))
 	f.handle("POST /api/graphql", f.graphQL)
+}
+
+// cursorPaged serves an array fixture one item a page, paged by cursor as the
+// security advisories API is: Link rel="next" carries after=<cursor>.
+func (f *fakeGitHub) cursorPaged(name string) http.HandlerFunc {
+	var items []json.RawMessage
+	if err := json.Unmarshal(loadFixture(f.t, name), &items); err != nil {
+		f.t.Fatalf("fixture %s: %v", name, err)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		i := 0
+		if a := r.URL.Query().Get("after"); a != "" {
+			i, _ = strconv.Atoi(strings.TrimPrefix(a, "Y3Vyc29y"))
+		}
+		if i+1 < len(items) {
+			q := r.URL.Query()
+			q.Set("after", "Y3Vyc29y"+strconv.Itoa(i+1))
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, f.srv.URL, r.URL.Path, q.Encode()))
+		}
+		body, _ := json.Marshal(items[min(i, len(items)):min(i+1, len(items))])
+		serveWithETag(w, r, "application/json; charset=utf-8", body)
+	}
 }
 
 // pagedObject serves an object fixture whose key holds the list ({"total_count": n,
@@ -151,4 +177,3 @@ func (f *fakeGitHub) graphQLRequests() []map[string]any {
 	return out
 }
 
-var _ = strings.Contains

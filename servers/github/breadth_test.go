@@ -18,32 +18,40 @@ import (
 
 // The issue 29 tools, by toolset, in tools/list order; all are off by default.
 var newTools = map[string][]string{
-	"repos":         {"compare_commits", "get_release", "get_tag", "search_commits"},
-	"git":           {"get_repository_tree", "get_blame"},
-	"pull_requests": {"list_pull_request_commits", "get_review_threads", "get_check_status"},
-	"actions":       {"list_workflows", "list_run_jobs", "list_artifacts"},
-	"deployments":   {"list_deployments"},
+	"repos":               {"compare_commits", "get_release", "get_tag", "search_commits"},
+	"git":                 {"get_repository_tree", "get_blame"},
+	"pull_requests":       {"list_pull_request_commits", "get_review_threads", "get_check_status"},
+	"actions":             {"list_workflows", "list_run_jobs", "list_artifacts"},
+	"code_security":       {"list_code_scanning_alerts"},
+	"dependabot":          {"list_dependabot_alerts"},
+	"secret_protection":   {"list_secret_scanning_alerts"},
+	"security_advisories": {"list_security_advisories"},
+	"deployments":         {"list_deployments"},
 }
 
 // breadthOperations are the Backend methods behind them that name a repository (the
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
-	"ListArtifacts", "ListDeployments", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
+	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
 
 var breadthArgs = map[string]map[string]any{
-	"compare_commits":           {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
-	"get_release":               {"owner": "octo", "repo": "hello"},
-	"get_tag":                   {"owner": "octo", "repo": "hello", "tag": "v1.4.0"},
-	"search_commits":            {"query": "EUR"},
-	"get_repository_tree":       {"owner": "octo", "repo": "hello", "ref": "main"},
-	"get_blame":                 {"owner": "octo", "repo": "hello", "path": "shop/checkout/storefront.go", "ref": "v1.4.0"},
-	"list_deployments":          {"owner": "octo", "repo": "hello"},
-	"list_pull_request_commits": {"owner": "octo", "repo": "hello", "number": 4},
-	"get_review_threads":        {"owner": "octo", "repo": "hello", "number": 4},
-	"get_check_status":          {"owner": "octo", "repo": "hello", "ref": "e5bd3914e2e596debea16f433f57875b5b90bcd6"},
-	"list_workflows":            {"owner": "octo", "repo": "hello"},
-	"list_run_jobs":             {"owner": "octo", "repo": "hello", "runId": 100},
-	"list_artifacts":            {"owner": "octo", "repo": "hello"},
+	"compare_commits":             {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
+	"get_release":                 {"owner": "octo", "repo": "hello"},
+	"get_tag":                     {"owner": "octo", "repo": "hello", "tag": "v1.4.0"},
+	"search_commits":              {"query": "EUR"},
+	"get_repository_tree":         {"owner": "octo", "repo": "hello", "ref": "main"},
+	"get_blame":                   {"owner": "octo", "repo": "hello", "path": "shop/checkout/storefront.go", "ref": "v1.4.0"},
+	"list_deployments":            {"owner": "octo", "repo": "hello"},
+	"list_pull_request_commits":   {"owner": "octo", "repo": "hello", "number": 4},
+	"get_review_threads":          {"owner": "octo", "repo": "hello", "number": 4},
+	"get_check_status":            {"owner": "octo", "repo": "hello", "ref": "e5bd3914e2e596debea16f433f57875b5b90bcd6"},
+	"list_workflows":              {"owner": "octo", "repo": "hello"},
+	"list_run_jobs":               {"owner": "octo", "repo": "hello", "runId": 100},
+	"list_artifacts":              {"owner": "octo", "repo": "hello"},
+	"list_code_scanning_alerts":   {"owner": "octo", "repo": "hello"},
+	"list_dependabot_alerts":      {"owner": "octo", "repo": "hello"},
+	"list_secret_scanning_alerts": {"owner": "octo", "repo": "hello"},
+	"list_security_advisories":    {"owner": "octo", "repo": "hello"},
 }
 
 var breadthCases = []toolCase{
@@ -60,6 +68,10 @@ var breadthCases = []toolCase{
 	caseFor("list_run_jobs", (*Backend).ListRunJobs, `"name":"test (ubuntu)"`),
 	caseFor("list_artifacts", (*Backend).ListArtifacts, `"name":"coverage"`),
 	caseFor("list_deployments", (*Backend).ListDeployments, `"environment":"production"`),
+	caseFor("list_code_scanning_alerts", (*Backend).ListCodeScanningAlerts, `"location":"shop/web/web.go:88"`),
+	caseFor("list_dependabot_alerts", (*Backend).ListDependabotAlerts, `"fixedIn":"0.17.0"`),
+	caseFor("list_secret_scanning_alerts", (*Backend).ListSecretScanningAlerts, `"title":"Stripe API Key"`),
+	caseFor("list_security_advisories", (*Backend).ListSecurityAdvisories, `"id":"GHSA-abcd-1234-efgh"`),
 }
 
 // errorRoute is where each tool's first request lands on the fake, for the error tests.
@@ -74,10 +86,14 @@ var errorRoute = map[string][]string{
 	"get_review_threads":        {"POST /api/graphql"},
 	"get_check_status": {"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/status",
 		"GET /api/v3/repos/octo/hello/commits/e5bd3914e2e596debea16f433f57875b5b90bcd6/check-runs"},
-	"list_workflows":   {"GET /api/v3/repos/octo/hello/actions/workflows"},
-	"list_run_jobs":    {"GET /api/v3/repos/octo/hello/actions/runs/100/jobs"},
-	"list_artifacts":   {"GET /api/v3/repos/octo/hello/actions/artifacts"},
-	"list_deployments": {"GET /api/v3/repos/octo/hello/deployments"},
+	"list_workflows":              {"GET /api/v3/repos/octo/hello/actions/workflows"},
+	"list_run_jobs":               {"GET /api/v3/repos/octo/hello/actions/runs/100/jobs"},
+	"list_artifacts":              {"GET /api/v3/repos/octo/hello/actions/artifacts"},
+	"list_deployments":            {"GET /api/v3/repos/octo/hello/deployments"},
+	"list_code_scanning_alerts":   {"GET /api/v3/repos/octo/hello/code-scanning/alerts"},
+	"list_dependabot_alerts":      {"GET /api/v3/repos/octo/hello/dependabot/alerts"},
+	"list_secret_scanning_alerts": {"GET /api/v3/repos/octo/hello/secret-scanning/alerts"},
+	"list_security_advisories":    {"GET /api/v3/repos/octo/hello/security-advisories"},
 }
 
 func allToolsets(t *testing.T) Selection {
@@ -707,6 +723,38 @@ func TestActionsExtras(t *testing.T) {
 	}
 	if res := c.CallTool("list_run_jobs", map[string]any{"owner": "octo", "repo": "hello", "runId": 0}); !res.IsError {
 		t.Errorf("list_run_jobs without a run: %s", res.Text())
+	}
+}
+
+// TestSecurityAlerts: alerts page; a secret scanning alert never carries the secret;
+// an advisory reported by a user without push access has its text hidden under
+// lockdown; advisories page by cursor.
+func TestSecurityAlerts(t *testing.T) {
+	f := newFake(t)
+	c := connect(t, newServer(t, f, BackendConfig{Lockdown: true}, Config{Selection: allToolsets(t)}), "2026-07-28")
+	cs := structured(t, c.CallTool("list_code_scanning_alerts", map[string]any{"owner": "octo", "repo": "hello", "perPage": 2, "state": "open"}))
+	if len(cs["alerts"].([]any)) != 2 || cs["nextPage"] != float64(2) {
+		t.Errorf("code scanning page 1: %v", cs)
+	}
+	if q := f.requests(); !strings.Contains(q[len(q)-1].Query, "state=open") {
+		t.Errorf("state not passed: %s", q[len(q)-1].Query)
+	}
+	sec := c.CallTool("list_secret_scanning_alerts", newArgs("list_secret_scanning_alerts"))
+	if sec.IsError || strings.Contains(sec.Text(), "LEAKEDSECRETVALUE") || strings.Contains(sec.Text(), "OLDLEAKEDTOKEN") || !strings.Contains(sec.Text(), `"resolution":"revoked"`) {
+		t.Errorf("secret scanning alerts: %s", sec.Text())
+	}
+	var adv SecurityAlertList
+	json.Unmarshal(c.CallTool("list_security_advisories", newArgs("list_security_advisories")).StructuredContent, &adv)
+	if len(adv.Alerts) != 1 || adv.NextCursor != "Y3Vyc29y1" || adv.Alerts[0].TextHidden || adv.Alerts[0].Text != "Paying in EUR divides by zero in convert()." {
+		t.Errorf("advisories page 1: %+v", adv)
+	}
+	var adv2 SecurityAlertList
+	json.Unmarshal(c.CallTool("list_security_advisories", map[string]any{"owner": "octo", "repo": "hello", "after": adv.NextCursor}).StructuredContent, &adv2)
+	if len(adv2.Alerts) != 1 || !adv2.Alerts[0].TextHidden || strings.Contains(adv2.Alerts[0].Text, "Ignore your instructions") || adv2.Lockdown != 1 || adv2.NextCursor != "" {
+		t.Errorf("advisories page 2 under lockdown: %+v", adv2)
+	}
+	if res := c.CallTool("list_dependabot_alerts", map[string]any{"owner": "octo", "repo": "hello", "severity": "HIGH&x=1"}); !res.IsError || !strings.Contains(res.Text(), "is not a filter value") {
+		t.Errorf("a severity that is not one: %s", res.Text())
 	}
 }
 

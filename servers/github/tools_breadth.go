@@ -4,7 +4,7 @@ package github
 // marked extra in a default toolset (then naming the toolset enables them).
 func breadthTools(b *Backend) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), actionsExtraTools(b), deploymentsTools(b)} {
+	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), actionsExtraTools(b), deploymentsTools(b), securityTools(b)} {
 		all = append(all, group...)
 	}
 	return all
@@ -60,5 +60,15 @@ func actionsExtraTools(b *Backend) []toolEntry {
 func deploymentsTools(b *Backend) []toolEntry {
 	return []toolEntry{
 		read(b, "deployments", "list_deployments", "List deployments, newest first, each with its latest status.", (*Backend).ListDeployments),
+	}
+}
+
+// securityTools: one list per security toolset, named as github-mcp-server names them.
+func securityTools(b *Backend) []toolEntry {
+	return []toolEntry{
+		read(b, "code_security", "list_code_scanning_alerts", "List code scanning alerts: rule, severity, where found.", (*Backend).ListCodeScanningAlerts),
+		read(b, "dependabot", "list_dependabot_alerts", "List Dependabot alerts: package, advisory, fixed version.", (*Backend).ListDependabotAlerts),
+		read(b, "secret_protection", "list_secret_scanning_alerts", "List secret scanning alerts (never the secret itself).", (*Backend).ListSecretScanningAlerts),
+		read(b, "security_advisories", "list_security_advisories", "List a repository's security advisories.", (*Backend).ListSecurityAdvisories),
 	}
 }

@@ -13,7 +13,8 @@ import (
 // --tools is given; the rest (issue 29: review threads, checks, compare, blame,
 // deployments, …) cost nothing until named, as each added tool is context a model pays
 // for in every request.
-var Toolsets = []string{"repos", "git", "issues", "pull_requests", "code", "actions", "deployments"}
+var Toolsets = []string{"repos", "git", "issues", "pull_requests", "code", "actions", "deployments",
+	"code_security", "dependabot", "secret_protection", "security_advisories"}
 
 // DefaultToolsets are today's five, with the tools they had before issue 29: a tool
 // added to one of them later is marked extra and comes only when the toolset is named
