@@ -38,6 +38,17 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("GET "+r+"/dependabot/alerts", f.paged("dependabot_alerts.json"))
 	f.handle("GET "+r+"/secret-scanning/alerts", f.paged("secret_scanning_alerts.json"))
 	f.handle("GET "+r+"/security-advisories", f.cursorPaged("security_advisories.json"))
+	f.handle("GET /api/v3/notifications", f.paged("notifications.json"))
+	f.handle("GET "+r+"/notifications", f.paged("notifications.json"))
+	f.handle("GET "+r+"/labels", f.paged("labels.json"))
+	f.handle("GET "+r+"/milestones", f.paged("milestones.json"))
+	f.handle("GET "+r+"/issues/7/sub_issues", f.paged("sub_issues_7.json"))
+	f.handle("GET "+r+"/issues/7/parent", f.fixture("issue_7_parent.json"))
+	f.handle("GET /api/v3/user", f.fixture("user_me.json"))
+	f.handle("GET /api/v3/user/teams", f.paged("user_teams.json"))
+	f.handle("GET /api/v3/search/users", f.fixture("search_users.json"))
+	f.handle("GET /api/v3/gists", f.paged("gists.json"))
+	f.handle("GET /api/v3/gists/aa5a315d61ae9438b18d", f.fixture("gist_aa5a.json"))
 	f.handle("POST /api/graphql", f.graphQL)
 }
 

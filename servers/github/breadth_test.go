@@ -26,13 +26,20 @@ var newTools = map[string][]string{
 	"dependabot":          {"list_dependabot_alerts"},
 	"secret_protection":   {"list_secret_scanning_alerts"},
 	"security_advisories": {"list_security_advisories"},
+	"issues":              {"get_sub_issues"},
+	"labels":              {"list_labels", "list_milestones"},
+	"notifications":       {"list_notifications"},
+	"context":             {"get_me", "get_teams"},
+	"users":               {"search_users"},
+	"gists":               {"get_gists"},
 	"deployments":         {"list_deployments"},
 }
 
 // breadthOperations are the Backend methods behind them that name a repository (the
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
-	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
+	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories",
+	"GetSubIssues", "ListLabels", "ListMilestones", "ListNotifications", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
 
 var breadthArgs = map[string]map[string]any{
 	"compare_commits":             {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},
@@ -52,6 +59,14 @@ var breadthArgs = map[string]map[string]any{
 	"list_dependabot_alerts":      {"owner": "octo", "repo": "hello"},
 	"list_secret_scanning_alerts": {"owner": "octo", "repo": "hello"},
 	"list_security_advisories":    {"owner": "octo", "repo": "hello"},
+	"get_sub_issues":              {"owner": "octo", "repo": "hello", "number": 7},
+	"list_labels":                 {"owner": "octo", "repo": "hello"},
+	"list_milestones":             {"owner": "octo", "repo": "hello"},
+	"list_notifications":          {},
+	"get_me":                      {},
+	"get_teams":                   {},
+	"search_users":                {"query": "octo"},
+	"get_gists":                   {"id": "aa5a315d61ae9438b18d"},
 }
 
 var breadthCases = []toolCase{
@@ -61,6 +76,7 @@ var breadthCases = []toolCase{
 	caseFor("search_commits", (*Backend).SearchCommits, `"repository":"octo/hello"`),
 	caseFor("get_repository_tree", (*Backend).GetRepositoryTree, `"path":"shop/checkout/rates.go"`),
 	caseFor("get_blame", (*Backend).GetBlame, `"sha":"e4c0ffee5a1b2c3d4e5f60718293a4b5c6d7e8f9"`),
+	caseFor("get_sub_issues", (*Backend).GetSubIssues, `"title":"Add the EUR rate"`),
 	caseFor("list_pull_request_commits", (*Backend).ListPullRequestCommits, "Fix crash on empty input"),
 	caseFor("get_review_threads", (*Backend).GetReviewThreads, `"resolvedBy":"octocat"`),
 	caseFor("get_check_status", (*Backend).GetCheckStatus, `"verdict":"failure"`),
@@ -72,6 +88,13 @@ var breadthCases = []toolCase{
 	caseFor("list_dependabot_alerts", (*Backend).ListDependabotAlerts, `"fixedIn":"0.17.0"`),
 	caseFor("list_secret_scanning_alerts", (*Backend).ListSecretScanningAlerts, `"title":"Stripe API Key"`),
 	caseFor("list_security_advisories", (*Backend).ListSecurityAdvisories, `"id":"GHSA-abcd-1234-efgh"`),
+	caseFor("list_labels", (*Backend).ListLabels, `"name":"payments"`),
+	caseFor("list_milestones", (*Backend).ListMilestones, `"title":"v1.5.0"`),
+	caseFor("list_notifications", (*Backend).ListNotifications, `"reason":"mention"`),
+	caseFor("get_me", (*Backend).GetMe, `"login":"octocat"`),
+	caseFor("get_teams", (*Backend).GetTeams, `"slug":"payments"`),
+	caseFor("search_users", (*Backend).SearchUsers, `"login":"mona"`),
+	caseFor("get_gists", (*Backend).GetGists, "curl -s https://rates.example.com/EUR"),
 }
 
 // errorRoute is where each tool's first request lands on the fake, for the error tests.
@@ -94,6 +117,14 @@ var errorRoute = map[string][]string{
 	"list_dependabot_alerts":      {"GET /api/v3/repos/octo/hello/dependabot/alerts"},
 	"list_secret_scanning_alerts": {"GET /api/v3/repos/octo/hello/secret-scanning/alerts"},
 	"list_security_advisories":    {"GET /api/v3/repos/octo/hello/security-advisories"},
+	"get_sub_issues":              {"GET /api/v3/repos/octo/hello/issues/7/sub_issues"},
+	"list_labels":                 {"GET /api/v3/repos/octo/hello/labels"},
+	"list_milestones":             {"GET /api/v3/repos/octo/hello/milestones"},
+	"list_notifications":          {"GET /api/v3/notifications"},
+	"get_me":                      {"GET /api/v3/user"},
+	"get_teams":                   {"GET /api/v3/user/teams"},
+	"search_users":                {"GET /api/v3/search/users"},
+	"get_gists":                   {"GET /api/v3/gists/aa5a315d61ae9438b18d"},
 }
 
 func allToolsets(t *testing.T) Selection {
@@ -755,6 +786,72 @@ func TestSecurityAlerts(t *testing.T) {
 	}
 	if res := c.CallTool("list_dependabot_alerts", map[string]any{"owner": "octo", "repo": "hello", "severity": "HIGH&x=1"}); !res.IsError || !strings.Contains(res.Text(), "is not a filter value") {
 		t.Errorf("a severity that is not one: %s", res.Text())
+	}
+}
+
+// TestDailyReads: notifications and sub-issues drop what lies outside the allow-list
+// (by name and content), a parent is read, gists are refused on a confined server and
+// capped otherwise, and the small lists page.
+func TestDailyReads(t *testing.T) {
+	f := newFake(t)
+	c := connect(t, newServer(t, f, BackendConfig{Repos: mustAllow(t, "octo/hello")}, Config{Selection: allToolsets(t)}), "2026-07-28")
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		planted []string
+	}{
+		{"list_notifications", map[string]any{}, []string{"secret", "Rotate the production payment key"}},
+		{"get_sub_issues", newArgs("get_sub_issues"), []string{"secret", "Rotate the EUR payment key"}},
+	} {
+		res := c.CallTool(tc.tool, tc.args)
+		m := structured(t, res)
+		if m["hiddenByAllowList"] != float64(1) {
+			t.Errorf("%s: hiddenByAllowList = %v; want the octo/secret item counted", tc.tool, m["hiddenByAllowList"])
+		}
+		for _, p := range tc.planted {
+			if strings.Contains(res.Text(), p) {
+				t.Errorf("%s shows %q from octo/secret: %s", tc.tool, p, res.Text())
+			}
+		}
+	}
+	var subs SubIssues
+	json.Unmarshal(c.CallTool("get_sub_issues", newArgs("get_sub_issues")).StructuredContent, &subs)
+	if subs.Parent == nil || subs.Parent.Number != 1 || len(subs.SubIssues) != 2 || subs.SubIssues[0].Assignees[0] != "mona" {
+		t.Errorf("sub-issues of #7: %+v", subs)
+	}
+	f.override("GET /api/v3/repos/octo/hello/issues/7/parent", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 404, map[string]string{"message": "Not Found"})
+	})
+	var orphan SubIssues
+	if err := json.Unmarshal(c.CallTool("get_sub_issues", newArgs("get_sub_issues")).StructuredContent, &orphan); err != nil || orphan.Parent != nil || len(orphan.SubIssues) != 2 {
+		t.Errorf("an issue without a parent: %+v (%v)", orphan, err)
+	}
+	if res := c.CallTool("get_gists", map[string]any{}); !res.IsError || !strings.Contains(res.Text(), "not available on a server confined with --repos") {
+		t.Errorf("gists on a confined server: %s", res.Text())
+	}
+	if res := c.CallTool("list_notifications", map[string]any{"owner": "octo", "repo": "secret"}); !res.IsError || !strings.Contains(res.Text(), "not in this server's allow-list") {
+		t.Errorf("notifications of octo/secret: %s", res.Text())
+	}
+
+	open := connect(t, newServer(t, f, BackendConfig{}, Config{Selection: allToolsets(t)}), "2026-07-28")
+	var g Gists
+	json.Unmarshal(open.CallTool("get_gists", newArgs("get_gists")).StructuredContent, &g)
+	if len(g.Gists) != 1 || len(g.Gists[0].Files) != 2 || g.Gists[0].Files[0].Name != "big.txt" || !g.Gists[0].Files[0].Cut || len(g.Gists[0].Files[0].Content) != maxGistFileBytes || !g.Truncated {
+		t.Errorf("gist with a 20,000-byte file: %+v", g)
+	}
+	list := structured(t, open.CallTool("get_gists", map[string]any{"perPage": 1}))
+	if len(list["gists"].([]any)) != 1 || list["nextPage"] != float64(2) {
+		t.Errorf("gists page 1: %v", list)
+	}
+	if res := open.CallTool("get_gists", map[string]any{"id": "../user"}); !res.IsError || !strings.Contains(res.Text(), "is not a gist ID") {
+		t.Errorf("a gist id that is not one: %s", res.Text())
+	}
+	lbl := structured(t, open.CallTool("list_labels", map[string]any{"owner": "octo", "repo": "hello", "perPage": 2}))
+	if len(lbl["labels"].([]any)) != 2 || lbl["nextPage"] != float64(2) {
+		t.Errorf("labels page 1: %v", lbl)
+	}
+	if q := f.requests(); open.CallTool("search_users", map[string]any{"query": "octo", "type": "org"}).IsError || !strings.Contains(f.requests()[len(q)].Query, "type%3Aorg") {
+		t.Errorf("search_users type=org did not search organizations: %s", f.requests()[len(q)].Query)
 	}
 }
 

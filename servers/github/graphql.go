@@ -121,3 +121,8 @@ func (b *Backend) graphQLFailure(resp *http.Response, errs []graphQLError, what 
 	}
 	return &apiError{msg: b.redact(fmt.Sprintf("%s: GitHub refused the query (%s); check the arguments", what, msg))}
 }
+
+// asErrorResponse is errors.As for go-github's *ErrorResponse with a response.
+func asErrorResponse(err error, er **gh.ErrorResponse) bool {
+	return errors.As(err, er) && (*er).Response != nil
+}

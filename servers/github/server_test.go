@@ -152,12 +152,12 @@ func TestToolSelection(t *testing.T) {
 	}{
 		{"", "", false, readTools},
 		{"default", "", false, readTools}, // "all" adds the issue 29 toolsets: TestBreadthDefaultsUnchanged
-		{"issues", "", false, []string{"list_issues", "get_issue", "search_issues"}},
+		{"issues", "", false, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues"}},
 		{" code , actions ", "", false, []string{"search_code", "list_workflow_runs", "get_job_log", "list_workflows", "list_run_jobs", "list_artifacts"}},
 		{"", "get_issue,search_code", false, []string{"get_issue", "search_code"}},
 		{"pull_requests", "get_file_contents", false, []string{"get_file_contents", "list_pull_requests", "get_pull_request", "get_pull_request_diff",
 			"list_pull_request_commits", "get_review_threads", "get_check_status"}},
-		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "create_issue", "add_comment"}},
+		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues", "create_issue", "add_comment"}},
 		{"", "create_pull_request", true, []string{"create_pull_request"}},
 		{"code", "create_issue", false, []string{"search_code"}}, // New never registers writes without AllowWrites (Check refuses this config)
 	}

@@ -4,7 +4,7 @@ package github
 // marked extra in a default toolset (then naming the toolset enables them).
 func breadthTools(b *Backend) []toolEntry {
 	var all []toolEntry
-	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), actionsExtraTools(b), deploymentsTools(b), securityTools(b)} {
+	for _, group := range [][]toolEntry{reposExtraTools(b), gitTools(b), pullsExtraTools(b), actionsExtraTools(b), deploymentsTools(b), securityTools(b), dailyTools(b)} {
 		all = append(all, group...)
 	}
 	return all
@@ -70,5 +70,20 @@ func securityTools(b *Backend) []toolEntry {
 		read(b, "dependabot", "list_dependabot_alerts", "List Dependabot alerts: package, advisory, fixed version.", (*Backend).ListDependabotAlerts),
 		read(b, "secret_protection", "list_secret_scanning_alerts", "List secret scanning alerts (never the secret itself).", (*Backend).ListSecretScanningAlerts),
 		read(b, "security_advisories", "list_security_advisories", "List a repository's security advisories.", (*Backend).ListSecurityAdvisories),
+	}
+}
+
+// dailyTools: sub-issues, labels and milestones, notifications, the token's user and
+// teams, user and organization search, gists.
+func dailyTools(b *Backend) []toolEntry {
+	return []toolEntry{
+		extra(read(b, "issues", "get_sub_issues", "Get an issue's parent and sub-issues.", (*Backend).GetSubIssues)),
+		read(b, "labels", "list_labels", "List a repository's labels.", (*Backend).ListLabels),
+		read(b, "labels", "list_milestones", "List milestones with open and closed issue counts.", (*Backend).ListMilestones),
+		read(b, "notifications", "list_notifications", "List your notifications, newest first (unread unless all).", (*Backend).ListNotifications),
+		read(b, "context", "get_me", "Get the user this server acts as.", (*Backend).GetMe),
+		read(b, "context", "get_teams", "List your teams across organizations.", (*Backend).GetTeams),
+		read(b, "users", "search_users", "Search users, or organizations with type=org.", (*Backend).SearchUsers),
+		read(b, "gists", "get_gists", "Read a gist by id, or list your gists.", (*Backend).GetGists),
 	}
 }

@@ -14,7 +14,7 @@ import (
 // deployments, …) cost nothing until named, as each added tool is context a model pays
 // for in every request.
 var Toolsets = []string{"repos", "git", "issues", "pull_requests", "code", "actions", "deployments",
-	"code_security", "dependabot", "secret_protection", "security_advisories"}
+	"code_security", "dependabot", "secret_protection", "security_advisories", "labels", "notifications", "context", "users", "gists"}
 
 // DefaultToolsets are today's five, with the tools they had before issue 29: a tool
 // added to one of them later is marked extra and comes only when the toolset is named
@@ -53,9 +53,13 @@ func catalog(b *Backend, confirm bool) []toolEntry {
 		breadthTools(b)} {
 		all = append(all, group...)
 	}
-	// Order by toolset, keeping each group's order, so a toolset's tools stay together.
+	// Order by toolset, reads before writes, keeping each group's order, so a
+	// toolset's tools stay together.
 	slices.SortStableFunc(all, func(a, b toolEntry) int {
-		return slices.Index(Toolsets, a.toolset) - slices.Index(Toolsets, b.toolset)
+		if d := slices.Index(Toolsets, a.toolset) - slices.Index(Toolsets, b.toolset); d != 0 {
+			return d
+		}
+		return cmpBool(a.writes(), b.writes())
 	})
 	return all
 }
@@ -161,4 +165,14 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
