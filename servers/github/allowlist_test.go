@@ -143,6 +143,7 @@ func plausibleInput(typ reflect.Type, owner, repo string) reflect.Value {
 		"Owner": owner, "Repo": repo, "Number": 1, "Title": "t", "Body": "b", "Ref": "main",
 		"Path": "a.txt", "Content": "x", "Message": "m", "Head": "feature", "Base": "main", "JobID": int64(1),
 		"Tag": "v1.0.0", "RunID": int64(1),
+		"Add": []string{"bug"}, "CommentID": int64(1), "ThreadID": "PRRT_1", "Event": "APPROVE",
 	}
 	for name, val := range set {
 		if fv := v.FieldByName(name); fv.IsValid() {

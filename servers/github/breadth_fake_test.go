@@ -49,6 +49,26 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("GET /api/v3/search/users", f.fixture("search_users.json"))
 	f.handle("GET /api/v3/gists", f.paged("gists.json"))
 	f.handle("GET /api/v3/gists/aa5a315d61ae9438b18d", f.fixture("gist_aa5a.json"))
+	f.handle("PATCH "+r+"/issues/7", func(w http.ResponseWriter, req *http.Request) {
+		var is map[string]any
+		json.Unmarshal(loadFixture(f.t, "issue_7.json"), &is)
+		var patch map[string]any
+		json.NewDecoder(req.Body).Decode(&patch)
+		for k, v := range patch {
+			is[k] = v
+		}
+		writeJSON(w, 200, is)
+	})
+	labels := func(w http.ResponseWriter, req *http.Request) {
+		writeJSON(w, 200, []map[string]any{{"id": 1, "name": "bug", "color": "f29513"}, {"id": 3, "name": "payments", "color": "0e8a16"}})
+	}
+	f.handle("POST "+r+"/issues/7/labels", labels)
+	f.handle("DELETE "+r+"/issues/7/labels/{name}", labels)
+	f.handle("GET "+r+"/issues/7/labels", labels)
+	f.handle("POST "+r+"/pulls/4/comments", f.created("created_review_reply.json"))
+	f.handle("POST "+r+"/pulls/4/reviews", f.fixture("created_review.json"))
+	f.handle("PUT "+r+"/notifications", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusResetContent) })
+	f.handle("PUT /api/v3/notifications", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusResetContent) })
 	f.handle("POST /api/graphql", f.graphQL)
 }
 

@@ -39,7 +39,9 @@ var newTools = map[string][]string{
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
 	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories",
-	"GetSubIssues", "ListLabels", "ListMilestones", "ListNotifications", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
+	"GetSubIssues", "ListLabels", "ListMilestones", "ListNotifications",
+	"DescribeEditLabels", "DescribeMarkRead", "DescribeReply", "DescribeResolveThread", "DescribeSubmitReview", "DescribeUpdateIssue",
+	"EditLabels", "MarkRead", "Reply", "ResolveThread", "SubmitReview", "UpdateIssue", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
 
 var breadthArgs = map[string]map[string]any{
 	"compare_commits":             {"owner": "octo", "repo": "hello", "base": "v1.3.2", "head": "v1.4.0"},

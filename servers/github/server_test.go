@@ -157,7 +157,7 @@ func TestToolSelection(t *testing.T) {
 		{"", "get_issue,search_code", false, []string{"get_issue", "search_code"}},
 		{"pull_requests", "get_file_contents", false, []string{"get_file_contents", "list_pull_requests", "get_pull_request", "get_pull_request_diff",
 			"list_pull_request_commits", "get_review_threads", "get_check_status"}},
-		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues", "create_issue", "add_comment"}},
+		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues", "create_issue", "add_comment", "update_issue"}},
 		{"", "create_pull_request", true, []string{"create_pull_request"}},
 		{"code", "create_issue", false, []string{"search_code"}}, // New never registers writes without AllowWrites (Check refuses this config)
 	}

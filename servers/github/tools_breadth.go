@@ -87,3 +87,26 @@ func dailyTools(b *Backend) []toolEntry {
 		read(b, "gists", "get_gists", "Read a gist by id, or list your gists.", (*Backend).GetGists),
 	}
 }
+
+// breadthWriteTools are issue 29's writes, confirmed like every write (no merge, no
+// delete); like its reads they come only with their toolset named.
+func breadthWriteTools(b *Backend, confirm bool) []toolEntry {
+	asks := " The user confirms first."
+	if !confirm {
+		asks = " Runs without asking the user (--no-confirm: the host confirms each call)."
+	}
+	return []toolEntry{
+		extra(write(b, "issues", "update_issue", "Edit an issue's title or body, or close or reopen it."+asks, true,
+			(*Backend).DescribeUpdateIssue, (*Backend).UpdateIssue)),
+		write(b, "labels", "edit_labels", "Add and remove labels of an issue or pull request."+asks, false,
+			(*Backend).DescribeEditLabels, (*Backend).EditLabels),
+		extra(write(b, "pull_requests", "reply_to_review_comment", "Reply in a pull request review thread."+asks, false,
+			(*Backend).DescribeReply, (*Backend).Reply)),
+		extra(write(b, "pull_requests", "resolve_review_thread", "Resolve (or with resolved=false unresolve) a review thread."+asks, false,
+			(*Backend).DescribeResolveThread, (*Backend).ResolveThread)),
+		extra(write(b, "pull_requests", "submit_review", "Approve, request changes or comment on a pull request."+asks, false,
+			(*Backend).DescribeSubmitReview, (*Backend).SubmitReview)),
+		write(b, "notifications", "mark_notifications_read", "Mark your notifications read, of one repository or all."+asks, false,
+			(*Backend).DescribeMarkRead, (*Backend).MarkRead),
+	}
+}

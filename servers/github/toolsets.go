@@ -50,7 +50,7 @@ var writeScope = mcpkit.WriteScope("github")
 func catalog(b *Backend, confirm bool) []toolEntry {
 	var all []toolEntry
 	for _, group := range [][]toolEntry{reposTools(b), issuesTools(b), pullsTools(b), codeTools(b), actionsTools(b), writeTools(b, confirm),
-		breadthTools(b)} {
+		breadthTools(b), breadthWriteTools(b, confirm)} {
 		all = append(all, group...)
 	}
 	// Order by toolset, reads before writes, keeping each group's order, so a
