@@ -129,8 +129,8 @@ func (b *Backend) ListRunJobs(ctx context.Context, in RunJobsInput) (JobList, er
 type ArtifactsInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	RunID   int64  `json:"runId,omitempty" jsonschema_description:"Only this run's"`
-	Name    string `json:"name,omitempty" jsonschema_description:"Only artifacts whose name contains it"`
+	RunID   int64  `json:"runId,omitempty"`
+	Name    string `json:"name,omitempty" jsonschema_description:"Name contains it"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
 	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }

@@ -28,7 +28,7 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("GET /api/v3/search/commits", f.fixture("search_commits.json"))
 	f.handle("GET "+r+"/deployments", f.paged("deployments.json"))
 	f.handle("GET "+r+"/deployments/{id}/statuses", func(w http.ResponseWriter, req *http.Request) {
-		f.fixture("deployment_" + req.PathValue("id") + "_statuses.json")(w, req)
+		f.fixture("deployment_"+req.PathValue("id")+"_statuses.json")(w, req)
 	})
 	f.handle("GET "+r+"/pulls/4/commits", f.paged("commits.json"))
 	f.handle("GET "+r+"/actions/workflows", f.pagedObject("workflows.json", "workflows"))
@@ -207,4 +207,3 @@ func (f *fakeGitHub) graphQLRequests() []map[string]any {
 	}
 	return out
 }
-

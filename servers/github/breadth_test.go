@@ -29,6 +29,7 @@ var newTools = map[string][]string{
 	"issues":              {"get_sub_issues"},
 	"labels":              {"list_labels", "list_milestones"},
 	"notifications":       {"list_notifications"},
+	"discussions":         {"list_discussions", "get_discussion"},
 	"context":             {"get_me", "get_teams"},
 	"users":               {"search_users"},
 	"gists":               {"get_gists"},
@@ -39,7 +40,7 @@ var newTools = map[string][]string{
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
 	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories",
-	"GetSubIssues", "ListLabels", "ListMilestones", "ListNotifications",
+	"GetSubIssues", "ListDiscussions", "GetDiscussion", "ListLabels", "ListMilestones", "ListNotifications",
 	"DescribeEditLabels", "DescribeMarkRead", "DescribeReply", "DescribeResolveThread", "DescribeSubmitReview", "DescribeUpdateIssue",
 	"EditLabels", "MarkRead", "Reply", "ResolveThread", "SubmitReview", "UpdateIssue", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
 
@@ -65,6 +66,8 @@ var breadthArgs = map[string]map[string]any{
 	"list_labels":                 {"owner": "octo", "repo": "hello"},
 	"list_milestones":             {"owner": "octo", "repo": "hello"},
 	"list_notifications":          {},
+	"list_discussions":            {"owner": "octo", "repo": "hello"},
+	"get_discussion":              {"owner": "octo", "repo": "hello", "number": 31},
 	"get_me":                      {},
 	"get_teams":                   {},
 	"search_users":                {"query": "octo"},
@@ -93,6 +96,8 @@ var breadthCases = []toolCase{
 	caseFor("list_labels", (*Backend).ListLabels, `"name":"payments"`),
 	caseFor("list_milestones", (*Backend).ListMilestones, `"title":"v1.5.0"`),
 	caseFor("list_notifications", (*Backend).ListNotifications, `"reason":"mention"`),
+	caseFor("list_discussions", (*Backend).ListDiscussions, `"category":"Q&A"`),
+	caseFor("get_discussion", (*Backend).GetDiscussion, "After the EUR rates fix, yes."),
 	caseFor("get_me", (*Backend).GetMe, `"login":"octocat"`),
 	caseFor("get_teams", (*Backend).GetTeams, `"slug":"payments"`),
 	caseFor("search_users", (*Backend).SearchUsers, `"login":"mona"`),
@@ -123,6 +128,8 @@ var errorRoute = map[string][]string{
 	"list_labels":                 {"GET /api/v3/repos/octo/hello/labels"},
 	"list_milestones":             {"GET /api/v3/repos/octo/hello/milestones"},
 	"list_notifications":          {"GET /api/v3/notifications"},
+	"list_discussions":            {"POST /api/graphql"},
+	"get_discussion":              {"POST /api/graphql"},
 	"get_me":                      {"GET /api/v3/user"},
 	"get_teams":                   {"GET /api/v3/user/teams"},
 	"search_users":                {"GET /api/v3/search/users"},
@@ -854,6 +861,18 @@ func TestDailyReads(t *testing.T) {
 	}
 	if q := f.requests(); open.CallTool("search_users", map[string]any{"query": "octo", "type": "org"}).IsError || !strings.Contains(f.requests()[len(q)].Query, "type%3Aorg") {
 		t.Errorf("search_users type=org did not search organizations: %s", f.requests()[len(q)].Query)
+	}
+}
+
+// TestDiscussionLockdown: under lockdown a stranger's discussion body and comment are
+// hidden, a collaborator's answer is shown.
+func TestDiscussionLockdown(t *testing.T) {
+	f := newFake(t)
+	c := connect(t, newServer(t, f, BackendConfig{Lockdown: true}, Config{Selection: Selection{Toolsets: []string{"discussions"}}}), "2026-07-28")
+	var d Discussion
+	json.Unmarshal(c.CallTool("get_discussion", newArgs("get_discussion")).StructuredContent, &d)
+	if !d.BodyHidden || strings.Contains(d.Body, "ignore prior rules") || d.Lockdown != 2 || d.Comments[0].Hidden || !d.Comments[0].Answer || !d.Comments[1].Hidden {
+		t.Errorf("discussion under lockdown: %+v", d)
 	}
 }
 

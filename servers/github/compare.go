@@ -16,9 +16,9 @@ const maxCompareFiles = 300
 type CompareInput struct {
 	Owner   string `json:"owner"`
 	Repo    string `json:"repo"`
-	Base    string `json:"base" jsonschema_description:"Older ref, e.g. v1.3.2"`
-	Head    string `json:"head" jsonschema_description:"Newer ref, e.g. v1.4.0"`
-	Path    string `json:"path,omitempty" jsonschema_description:"Only files under it, patches given more room"`
+	Base    string `json:"base"`
+	Head    string `json:"head"`
+	Path    string `json:"path,omitempty" jsonschema_description:"Only files under it"`
 	Page    int    `json:"page,omitempty" jsonschema:"minimum=1"`
 	PerPage int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=100"`
 }

@@ -22,7 +22,7 @@ type ListDeploymentsInput struct {
 	Owner       string `json:"owner"`
 	Repo        string `json:"repo"`
 	Environment string `json:"environment,omitempty" jsonschema_description:"Such as production"`
-	Ref         string `json:"ref,omitempty" jsonschema_description:"Branch, tag or SHA deployed"`
+	Ref         string `json:"ref,omitempty"`
 	Page        int    `json:"page,omitempty" jsonschema:"minimum=1"`
 	PerPage     int    `json:"perPage,omitempty" jsonschema:"minimum=1,maximum=30,default=10"`
 }

@@ -56,7 +56,9 @@ func (b *Backend) GetCheckStatus(ctx context.Context, in CheckStatusInput) (Chec
 		errs     [2]error
 	)
 	page1 := &gh.ListOptions{Page: 1, PerPage: maxChecks}
-	wg.Go(func() { combined, _, errs[0] = b.gh.Repositories.GetCombinedStatus(ctx, in.Owner, in.Repo, in.Ref, page1) })
+	wg.Go(func() {
+		combined, _, errs[0] = b.gh.Repositories.GetCombinedStatus(ctx, in.Owner, in.Repo, in.Ref, page1)
+	})
 	wg.Go(func() {
 		runs, _, errs[1] = b.gh.Checks.ListCheckRunsForRef(ctx, in.Owner, in.Repo, in.Ref, &gh.ListCheckRunsOptions{ListOptions: *page1})
 	})

@@ -20,7 +20,7 @@ func extra(e toolEntry) toolEntry {
 func reposExtraTools(b *Backend) []toolEntry {
 	const ts = "repos"
 	return []toolEntry{
-		extra(read(b, ts, "compare_commits", "Compare base...head: commits and changed files with patches.", (*Backend).CompareCommits)),
+		extra(read(b, ts, "compare_commits", "Compare base...head (e.g. v1.3.2...v1.4.0): commits, changed files, patches.", (*Backend).CompareCommits)),
 		extra(read(b, ts, "get_release", "Get a release by tag, or the latest release.", (*Backend).GetRelease)),
 		extra(read(b, ts, "get_tag", "Get a tag: its commit and, if annotated, message and tagger.", (*Backend).GetTag)),
 		extra(read(b, ts, "search_commits", "Search commits with GitHub search syntax.", (*Backend).SearchCommits)),
@@ -81,6 +81,8 @@ func dailyTools(b *Backend) []toolEntry {
 		read(b, "labels", "list_labels", "List a repository's labels.", (*Backend).ListLabels),
 		read(b, "labels", "list_milestones", "List milestones with open and closed issue counts.", (*Backend).ListMilestones),
 		read(b, "notifications", "list_notifications", "List your notifications, newest first (unread unless all).", (*Backend).ListNotifications),
+		read(b, "discussions", "list_discussions", "List a repository's discussions, recently updated first.", (*Backend).ListDiscussions),
+		read(b, "discussions", "get_discussion", "Get a discussion with its first comments and answer.", (*Backend).GetDiscussion),
 		read(b, "context", "get_me", "Get the user this server acts as.", (*Backend).GetMe),
 		read(b, "context", "get_teams", "List your teams across organizations.", (*Backend).GetTeams),
 		read(b, "users", "search_users", "Search users, or organizations with type=org.", (*Backend).SearchUsers),
@@ -96,13 +98,13 @@ func breadthWriteTools(b *Backend, confirm bool) []toolEntry {
 		asks = " Runs without asking the user (--no-confirm: the host confirms each call)."
 	}
 	return []toolEntry{
-		extra(write(b, "issues", "update_issue", "Edit an issue's title or body, or close or reopen it."+asks, true,
+		extra(write(b, "issues", "update_issue", "Edit an issue's title or body, close or reopen it."+asks, true,
 			(*Backend).DescribeUpdateIssue, (*Backend).UpdateIssue)),
 		write(b, "labels", "edit_labels", "Add and remove labels of an issue or pull request."+asks, false,
 			(*Backend).DescribeEditLabels, (*Backend).EditLabels),
 		extra(write(b, "pull_requests", "reply_to_review_comment", "Reply in a pull request review thread."+asks, false,
 			(*Backend).DescribeReply, (*Backend).Reply)),
-		extra(write(b, "pull_requests", "resolve_review_thread", "Resolve (or with resolved=false unresolve) a review thread."+asks, false,
+		extra(write(b, "pull_requests", "resolve_review_thread", "Resolve or unresolve a review thread."+asks, false,
 			(*Backend).DescribeResolveThread, (*Backend).ResolveThread)),
 		extra(write(b, "pull_requests", "submit_review", "Approve, request changes or comment on a pull request."+asks, false,
 			(*Backend).DescribeSubmitReview, (*Backend).SubmitReview)),

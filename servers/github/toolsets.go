@@ -14,7 +14,7 @@ import (
 // deployments, …) cost nothing until named, as each added tool is context a model pays
 // for in every request.
 var Toolsets = []string{"repos", "git", "issues", "pull_requests", "code", "actions", "deployments",
-	"code_security", "dependabot", "secret_protection", "security_advisories", "labels", "notifications", "context", "users", "gists"}
+	"code_security", "dependabot", "secret_protection", "security_advisories", "labels", "notifications", "discussions", "context", "users", "gists"}
 
 // DefaultToolsets are today's five, with the tools they had before issue 29: a tool
 // added to one of them later is marked extra and comes only when the toolset is named

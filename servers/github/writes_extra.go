@@ -19,8 +19,8 @@ type UpdateIssueInput struct {
 	Owner       string `json:"owner"`
 	Repo        string `json:"repo"`
 	Number      int    `json:"number" jsonschema:"minimum=1"`
-	Title       string `json:"title,omitempty" jsonschema:"maxLength=256"`
-	Body        string `json:"body,omitempty" jsonschema_description:"Replaces the whole body"`
+	Title       string `json:"title,omitempty"`
+	Body        string `json:"body,omitempty"`
 	State       string `json:"state,omitempty" jsonschema:"enum=open,enum=closed"`
 	StateReason string `json:"stateReason,omitempty" jsonschema:"enum=completed,enum=not_planned"`
 }
