@@ -20,7 +20,7 @@ func extra(e toolEntry) toolEntry {
 func reposExtraTools(b *Backend) []toolEntry {
 	const ts = "repos"
 	return []toolEntry{
-		extra(read(b, ts, "compare_commits", "Compare base...head (e.g. v1.3.2...v1.4.0): commits, changed files, patches.", (*Backend).CompareCommits)),
+		extra(read(b, ts, "compare_commits", "Compare base...head (e.g. v1.3.2...v1.4.0): commits, files, patches.", (*Backend).CompareCommits)),
 		extra(read(b, ts, "get_release", "Get a release by tag, or the latest release.", (*Backend).GetRelease)),
 		extra(read(b, ts, "get_tag", "Get a tag: its commit and, if annotated, message and tagger.", (*Backend).GetTag)),
 		extra(read(b, ts, "search_commits", "Search commits with GitHub search syntax.", (*Backend).SearchCommits)),
