@@ -69,6 +69,7 @@ func (f *fakeGitHub) breadthRoutes() {
 	f.handle("POST "+r+"/pulls/4/reviews", f.fixture("created_review.json"))
 	f.handle("PUT "+r+"/notifications", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusResetContent) })
 	f.handle("PUT /api/v3/notifications", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusResetContent) })
+	f.handle("GET "+r+"/environments", f.pagedObject("environments.json", "environments"))
 	f.handle("POST /api/graphql", f.graphQL)
 }
 

@@ -33,13 +33,13 @@ var newTools = map[string][]string{
 	"context":             {"get_me", "get_teams"},
 	"users":               {"search_users"},
 	"gists":               {"get_gists"},
-	"deployments":         {"list_deployments"},
+	"deployments":         {"list_deployments", "list_environments"},
 }
 
 // breadthOperations are the Backend methods behind them that name a repository (the
 // allow-list test finds them by reflection and checks each refuses an outsider).
 var breadthOperations = []string{"CompareCommits", "GetBlame", "GetCheckStatus", "GetRelease", "GetRepositoryTree", "GetReviewThreads", "GetTag",
-	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListSecretScanningAlerts", "ListSecurityAdvisories",
+	"ListArtifacts", "ListCodeScanningAlerts", "ListDependabotAlerts", "ListDeployments", "ListEnvironments", "ListSecretScanningAlerts", "ListSecurityAdvisories",
 	"GetSubIssues", "ListDiscussions", "GetDiscussion", "ListLabels", "ListMilestones", "ListNotifications",
 	"DescribeEditLabels", "DescribeMarkRead", "DescribeReply", "DescribeResolveThread", "DescribeSubmitReview", "DescribeUpdateIssue",
 	"EditLabels", "MarkRead", "Reply", "ResolveThread", "SubmitReview", "UpdateIssue", "ListPullRequestCommits", "ListRunJobs", "ListWorkflows"}
@@ -58,6 +58,7 @@ var breadthArgs = map[string]map[string]any{
 	"list_workflows":              {"owner": "octo", "repo": "hello"},
 	"list_run_jobs":               {"owner": "octo", "repo": "hello", "runId": 100},
 	"list_artifacts":              {"owner": "octo", "repo": "hello"},
+	"list_environments":           {"owner": "octo", "repo": "hello"},
 	"list_code_scanning_alerts":   {"owner": "octo", "repo": "hello"},
 	"list_dependabot_alerts":      {"owner": "octo", "repo": "hello"},
 	"list_secret_scanning_alerts": {"owner": "octo", "repo": "hello"},
@@ -89,6 +90,7 @@ var breadthCases = []toolCase{
 	caseFor("list_run_jobs", (*Backend).ListRunJobs, `"name":"test (ubuntu)"`),
 	caseFor("list_artifacts", (*Backend).ListArtifacts, `"name":"coverage"`),
 	caseFor("list_deployments", (*Backend).ListDeployments, `"environment":"production"`),
+	caseFor("list_environments", (*Backend).ListEnvironments, `"protection":["wait_timer (30)","required_reviewers","branch_policy"]`),
 	caseFor("list_code_scanning_alerts", (*Backend).ListCodeScanningAlerts, `"location":"shop/web/web.go:88"`),
 	caseFor("list_dependabot_alerts", (*Backend).ListDependabotAlerts, `"fixedIn":"0.17.0"`),
 	caseFor("list_secret_scanning_alerts", (*Backend).ListSecretScanningAlerts, `"title":"Stripe API Key"`),
@@ -120,6 +122,7 @@ var errorRoute = map[string][]string{
 	"list_run_jobs":               {"GET /api/v3/repos/octo/hello/actions/runs/100/jobs"},
 	"list_artifacts":              {"GET /api/v3/repos/octo/hello/actions/artifacts"},
 	"list_deployments":            {"GET /api/v3/repos/octo/hello/deployments"},
+	"list_environments":           {"GET /api/v3/repos/octo/hello/environments"},
 	"list_code_scanning_alerts":   {"GET /api/v3/repos/octo/hello/code-scanning/alerts"},
 	"list_dependabot_alerts":      {"GET /api/v3/repos/octo/hello/dependabot/alerts"},
 	"list_secret_scanning_alerts": {"GET /api/v3/repos/octo/hello/secret-scanning/alerts"},
@@ -213,7 +216,7 @@ func TestBreadthDefaultsUnchanged(t *testing.T) {
 		{"", "", "", readTools},
 		{"default", "", "", readTools},
 		{"git", "", "", newTools["git"]},
-		{"deployments", "get_issue", "", []string{"get_issue", "list_deployments"}},
+		{"deployments", "get_issue", "", []string{"get_issue", "list_deployments", "list_environments"}},
 		{"repos", "", "", append(slices.Clone(readTools[:8]), newTools["repos"]...)},
 		{"default,git", "", "get_blame,search_code", slices.Concat(slices.DeleteFunc(slices.Clone(readTools), func(n string) bool { return n == "search_code" }), []string{"get_repository_tree"})},
 		{"", "get_blame", "", []string{"get_blame"}},
@@ -634,7 +637,7 @@ func TestHeaderNarrowing(t *testing.T) {
 		want   []string
 	}{
 		{all, map[string]string{HeaderToolsets: "git"}, newTools["git"]},
-		{all, map[string]string{HeaderToolsets: "deployments", HeaderTools: "get_issue, get_blame"}, []string{"get_blame", "get_issue", "list_deployments"}},
+		{all, map[string]string{HeaderToolsets: "deployments", HeaderTools: "get_issue, get_blame"}, []string{"get_blame", "get_issue", "list_deployments", "list_environments"}},
 		{all, map[string]string{HeaderToolsets: "default"}, readTools},
 		{def, nil, readTools},
 		{def, map[string]string{HeaderToolsets: "git,deployments"}, nil},

@@ -128,3 +128,57 @@ func (b *Backend) ListDeployments(ctx context.Context, in ListDeploymentsInput) 
 	out.NextPage = nextPage(&out.Truncation, resp, "deployments")
 	return out, nil
 }
+
+// EnvironmentInfo is one deployment environment and what guards it.
+type EnvironmentInfo struct {
+	Name       string   `json:"name" jsonschema_description:"Environment name"`
+	Protection []string `json:"protection,omitempty" jsonschema_description:"Protection rules: required_reviewers, wait_timer (minutes), branch_policy"`
+	UpdatedAt  string   `json:"updatedAt,omitempty" jsonschema_description:"Last change (RFC 3339)"`
+	URL        string   `json:"url,omitempty" jsonschema_description:"Web page"`
+}
+
+// EnvironmentList is one page of environments.
+type EnvironmentList struct {
+	TotalCount   int               `json:"totalCount" jsonschema_description:"Environments in all pages"`
+	Environments []EnvironmentInfo `json:"environments" jsonschema_description:"Environments on this page"`
+	Page         int               `json:"page" jsonschema_description:"This page number"`
+	NextPage     int               `json:"nextPage,omitempty" jsonschema_description:"Next page number"`
+	mcpkit.Truncation
+}
+
+// ListEnvironments lists a repository's deployment environments with their
+// protection rules.
+func (b *Backend) ListEnvironments(ctx context.Context, in ListRepoInput) (EnvironmentList, error) {
+	out := EnvironmentList{Environments: []EnvironmentInfo{}}
+	lo, err := listOptions(in.Page, in.PerPage)
+	if err != nil {
+		return out, err
+	}
+	ctx, cancel, err := b.start(ctx, in.Owner, in.Repo)
+	if err != nil {
+		return out, err
+	}
+	defer cancel()
+	res, resp, err := b.gh.Repositories.ListEnvironments(ctx, in.Owner, in.Repo, &gh.EnvironmentListOptions{ListOptions: lo})
+	if err != nil {
+		return out, b.fail(err, "list environments of "+repoName(in.Owner, in.Repo))
+	}
+	out.TotalCount = res.GetTotalCount()
+	for _, e := range res.Environments {
+		env := EnvironmentInfo{Name: name(e.GetName()), UpdatedAt: ts(e.UpdatedAt), URL: name(e.GetHTMLURL())}
+		for _, r := range e.ProtectionRules {
+			rule := name(r.GetType())
+			if r.GetType() == "wait_timer" {
+				rule = fmt.Sprintf("wait_timer (%d)", r.GetWaitTimer())
+			}
+			env.Protection = append(env.Protection, rule)
+		}
+		if e.DeploymentBranchPolicy != nil {
+			env.Protection = append(env.Protection, "branch_policy")
+		}
+		out.Environments = append(out.Environments, env)
+	}
+	out.Page = lo.Page
+	out.NextPage = nextPage(&out.Truncation, resp, "environments")
+	return out, nil
+}

@@ -60,6 +60,7 @@ func actionsExtraTools(b *Backend) []toolEntry {
 func deploymentsTools(b *Backend) []toolEntry {
 	return []toolEntry{
 		read(b, "deployments", "list_deployments", "List deployments, newest first, each with its latest status.", (*Backend).ListDeployments),
+		read(b, "deployments", "list_environments", "List deployment environments and their protection rules.", (*Backend).ListEnvironments),
 	}
 }
 
