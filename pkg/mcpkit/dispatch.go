@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -80,6 +81,8 @@ type incoming struct {
 	subject string
 	issuer  string
 	scopes  []string
+	// header holds the HTTP request's headers (nil on stdio).
+	header http.Header
 	// check, when set, runs once the request is prepared and before the handler
 	// chain: what only the transport can judge (HTTP headers, tool scopes). A non-nil
 	// error refuses the request with it; errAnswered says the transport has already
@@ -105,7 +108,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg
 	meta, perr := parseMeta(m)
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, msg: m, out: in.out,
-		Subject: in.subject, Issuer: in.issuer, Scopes: in.scopes}
+		Subject: in.subject, Issuer: in.issuer, Scopes: in.scopes, Header: in.header}
 	if perr != nil {
 		return req, methodSpec{}, perr
 	}

@@ -395,7 +395,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		return nil
 	}
-	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, issuer: c.issuer, scopes: c.scopes, check: check})
+	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, issuer: c.issuer, scopes: c.scopes, header: r.Header, check: check})
 	if rep.refused {
 		if m.Method == "initialize" && hs != nil {
 			h.dropSession(hs.id)

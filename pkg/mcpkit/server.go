@@ -55,6 +55,13 @@ type ServerOptions struct {
 	// entry differs or is missing, and rewrites the file with -update. The JSON is
 	// trusted (it is the server's own); an entry must be a compact JSON object.
 	InputSchemas []byte
+	// ToolVisible, when set, narrows the registered tools per request: tools/list
+	// leaves out, and tools/call answers as unknown, every tool it returns false for.
+	// It can only hide what is registered, never add a tool; a server reads
+	// [Request.Header] in it to let an HTTP deployment's clients ask for fewer tools
+	// than the command line enables (the github server's X-MCP-Toolsets). nil: every
+	// registered tool.
+	ToolVisible func(req *Request, name string) bool
 	// OutputSchemas publishes each tool's output schema in tools/list, and then every
 	// typed tool's result carries its structuredContent as the schema says (the spec
 	// requires it of a tool with an output schema). Off by default, the one policy of

@@ -242,6 +242,9 @@ func (s *Server) listTools(_ context.Context, req *Request) (any, error) {
 		return nil, err
 	}
 	tools := s.Tools()
+	if visible := s.opts.ToolVisible; visible != nil {
+		tools = slices.DeleteFunc(tools, func(t Tool) bool { return !visible(req, t.Name) })
+	}
 	if !req.Modern() {
 		// Legacy revisions require an object output schema: leave others out.
 		for i := range tools {
@@ -278,6 +281,9 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	}
 	req.Name = p.Name
 	rt := s.tool(p.Name)
+	if rt != nil && s.opts.ToolVisible != nil && !s.opts.ToolVisible(req, p.Name) {
+		rt = nil // hidden from this request: as unknown as a tool never registered
+	}
 	if rt == nil {
 		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
 	}

@@ -81,7 +81,42 @@ var pgTotalBudget = map[string]int{
 	"postgres three databases allow-writes": 8850,
 }
 
+// github with --toolsets all (issue 29): each mode at most half of github-mcp-server's
+// --toolsets=all, model-visible, as issue 29 measured it from its snapshots (read-only:
+// 54 tools, 52,936 B; with writes, 89,303 B); each tool beyond the default ones at most
+// half of its read tools' average (52,936 / 54 / 2 = 490 B).
+const (
+	gmsAllReadOnly   = 52936
+	gmsAllWrites     = 89303
+	gmsReadToolCount = 54
+	githubNewToolMax = gmsAllReadOnly / gmsReadToolCount / 2
+)
+
+func checkGitHubAll(t *testing.T, m *measured) {
+	t.Helper()
+	for key, limit := range map[string]int{"github all read-only": gmsAllReadOnly / 2, "github all allow-writes": gmsAllWrites / 2} {
+		d, ok := m.defs[key]
+		if !ok {
+			t.Errorf("%s: not measured, so its budget cannot be checked", key)
+			continue
+		}
+		if d.model > limit {
+			t.Errorf("%s: %d B model-visible, over half of github-mcp-server's --toolsets=all (%d B)", key, d.model, limit)
+		}
+		old := map[string]bool{}
+		for _, n := range base["github allow-writes"].tools {
+			old[n] = true
+		}
+		for _, name := range d.names {
+			if !old[name] && d.perTool[name] > githubNewToolMax {
+				t.Errorf("%s: %s is %d B model-visible, over %d B (half of github-mcp-server's average read tool)", key, name, d.perTool[name], githubNewToolMax)
+			}
+		}
+	}
+}
+
 func checkBudgets(t *testing.T, m *measured) {
+	checkGitHubAll(t, m)
 	check := func(what string, got, budget int) {
 		t.Helper()
 		if got > budget {

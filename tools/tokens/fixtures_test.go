@@ -309,12 +309,20 @@ func githubFake(t testing.TB) *httptest.Server {
 	return srv
 }
 
-// githubServer is the github server (default toolsets) over the fake.
-func githubServer(t testing.TB, fake *httptest.Server, writes bool) *mcpkit.Server {
+// githubServer is the github server over the fake: the default toolsets, or with all
+// every toolset (issue 29).
+func githubServer(t testing.TB, fake *httptest.Server, writes bool, all ...bool) *mcpkit.Server {
 	t.Helper()
+	var sel github.Selection
+	if len(all) > 0 && all[0] {
+		var err error
+		if sel, err = github.ParseSelection("all", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 	b, err := github.NewBackend(github.BackendConfig{Token: "ghp_TOKENS0123456789abcdef0123456789ab", Host: fake.URL, Timeout: 10 * time.Second, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return github.New(github.Config{AllowWrites: writes, Logger: quiet}, b)
+	return github.New(github.Config{Selection: sel, AllowWrites: writes, Logger: quiet}, b)
 }

@@ -324,13 +324,23 @@ func Attempts(resp *http.Response, err error) int {
 	return 1
 }
 
-// Idempotent reports whether req may be sent again: GET or HEAD, whose body (if any)
-// can be replayed.
+// Idempotent reports whether req may be sent again: GET or HEAD, or a request whose
+// context is marked with [WithIdempotent], whose body (if any) can be replayed.
 func Idempotent(req *http.Request) bool {
-	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "" {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "" &&
+		req.Context().Value(idempotentKey{}) == nil {
 		return false
 	}
 	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
+
+type idempotentKey struct{}
+
+// WithIdempotent marks the requests made with ctx as safe to send again although
+// their method is POST: a GraphQL query reads and changes nothing, so it gets the
+// retry policy of a GET. Never mark a request that writes.
+func WithIdempotent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, idempotentKey{}, true)
 }
 
 // RetryableStatus reports whether an answer with this status is worth another

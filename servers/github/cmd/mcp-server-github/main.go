@@ -38,13 +38,14 @@ func main() {
 
 // flagEnv maps this server's own flags to their environment variables.
 var flagEnv = map[string]string{
-	"gh-host":      "GITHUB_HOST",
-	"repos":        "GITHUB_REPOS",
-	"lockdown":     "GITHUB_LOCKDOWN",
-	"toolsets":     "GITHUB_TOOLSETS",
-	"tools":        "GITHUB_TOOLS",
-	"allow-writes": "GITHUB_ALLOW_WRITES",
-	"no-confirm":   "GITHUB_NO_CONFIRM",
+	"gh-host":       "GITHUB_HOST",
+	"repos":         "GITHUB_REPOS",
+	"lockdown":      "GITHUB_LOCKDOWN",
+	"toolsets":      "GITHUB_TOOLSETS",
+	"tools":         "GITHUB_TOOLS",
+	"exclude-tools": "GITHUB_EXCLUDE_TOOLS",
+	"allow-writes":  "GITHUB_ALLOW_WRITES",
+	"no-confirm":    "GITHUB_NO_CONFIRM",
 }
 
 // run is main without the process: arguments, environment and streams in, an error
@@ -62,8 +63,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
 	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
 	lockdown := fs.Bool("lockdown", false, "hide text by users without push access on public repositories (env GITHUB_LOCKDOWN)")
-	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+" or all (env GITHUB_TOOLSETS; default all)")
+	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+", default or all (env GITHUB_TOOLSETS; default: "+strings.Join(github.DefaultToolsets, ",")+")")
 	tools := fs.String("tools", "", "tools to enable by name, added to --toolsets (env GITHUB_TOOLS)")
+	exclude := fs.String("exclude-tools", "", "tools never to enable, whatever else names them (env GITHUB_EXCLUDE_TOOLS)")
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools; each write asks the user to confirm (env GITHUB_ALLOW_WRITES=1)")
 	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, write without asking the user: for unattended agents whose host already confirms each call (env GITHUB_NO_CONFIRM=1)")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -96,6 +98,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
+	if sel.Exclude, err = github.ParseExclude(*exclude); err != nil {
+		return err
+	}
 	if err := sel.Check(*allowWrites); err != nil {
 		return err
 	}
@@ -114,7 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		logger.Warn("no GitHub token: tools are listed but every call fails until GITHUB_TOKEN or GITHUB_PERSONAL_ACCESS_TOKEN is set")
 	}
 	logger.Info("configured", "host", backend.Endpoint().Host, "repos", allow.String(), "lockdown", *lockdown,
-		"toolsets", *toolsets, "tools", *tools, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
+		"toolsets", *toolsets, "tools", *tools, "excludeTools", *exclude, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
 
 	s := github.New(github.Config{Selection: sel, AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, backend)
 	opts.Stdin, opts.Stdout = stdin, stdout
