@@ -47,7 +47,7 @@ type Answer struct {
 }
 
 // The shapes of the results the investigation reads (the errors server's JSON; see
-// servers/errors/results.go).
+// servers/errors/backend/results.go).
 type (
 	issueList struct {
 		Issues []issue `json:"issues"`

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 )
 
 // rawStdio is a minimal 2026-07-28 client on an in-memory stdio pipe: it writes one
@@ -20,7 +22,7 @@ type rawStdio struct {
 	id int
 }
 
-func newRawStdio(b *testing.B, backend Backend) *rawStdio {
+func newRawStdio(b *testing.B, backend backend.Backend) *rawStdio {
 	b.Helper()
 	s := New(Config{Logger: quietLogger}, backend)
 	cr, sw := io.Pipe()
@@ -76,8 +78,8 @@ func BenchmarkSearchIssuesMCP(b *testing.B) {
 			first := c.call(b, ToolSearchIssues, args)
 			var resp struct {
 				Result struct {
-					IsError           bool      `json:"isError"`
-					StructuredContent IssueList `json:"structuredContent"`
+					IsError           bool              `json:"isError"`
+					StructuredContent backend.IssueList `json:"structuredContent"`
 				} `json:"result"`
 			}
 			if err := json.Unmarshal(first, &resp); err != nil || resp.Result.IsError || !bytes.Contains(first, []byte(`"issues":[`)) {

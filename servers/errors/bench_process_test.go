@@ -6,13 +6,15 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
 )
 
 // BenchmarkCollectorEnvelopes is BenchmarkIngestEnvelopes against the collector as it
 // runs in production: the built binary with --ingest-only in its own process, the 16
 // senders in this one. One op = one event acknowledged after its fsynced commit.
 func BenchmarkCollectorEnvelopes(b *testing.B) {
-	bodies, ids := captureEnvelopes(b)
+	bodies, ids := errorstest.CaptureEnvelopes(b)
 	dir := b.TempDir()
 	p := startProcess(b, []string{"--ingest-only", "--data", dir, "--ingest", "127.0.0.1:0", "--spotlight", "off"}, dsnInLog, "")
 	u, err := url.Parse(p.dsn)

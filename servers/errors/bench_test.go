@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -18,68 +17,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 )
 
 // benchClients is the number of concurrent senders in the ingest benchmarks.
 const benchClients = 16
-
-// captureEnvelopes records what sentry-go sends for a few realistic errors (stack
-// traces with source context, breadcrumbs, tags, user, request): the bodies the
-// envelope benchmark replays. Each holds the event id it was sent with.
-func captureEnvelopes(b testing.TB) (bodies [][]byte, ids []string) {
-	b.Helper()
-	var mu sync.Mutex
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-		return &http.Response{StatusCode: 200, Body: io.NopCloser(bytes.NewReader([]byte("{}"))), Header: http.Header{}}, nil
-	})
-	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn: "http://" + testKey + "@127.0.0.1:1/42", Environment: "production", Release: "shop@1.4.0", ServerName: "web-3",
-		AttachStacktrace: true, Transport: sentry.NewHTTPSyncTransport(), HTTPTransport: rt,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 8 {
-		scope := sentry.NewScope()
-		scope.SetTag("currency", []string{"EUR", "USD"}[i%2])
-		scope.SetTag("tenant", fmt.Sprintf("t%d", i))
-		scope.SetUser(sentry.User{ID: fmt.Sprintf("u-%d", i), Email: fmt.Sprintf("user%d@example.com", i)})
-		req, _ := http.NewRequest(http.MethodPost, "https://shop.example/checkout?step=2", nil)
-		req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36")
-		scope.SetRequest(req)
-		for j := range 5 {
-			scope.AddBreadcrumb(&sentry.Breadcrumb{Category: "http", Message: fmt.Sprintf("POST /api/cart/%d 200", j), Data: map[string]any{"status": 200, "ms": 12 + j}}, 100)
-		}
-		hub := sentry.NewHub(client, scope)
-		switch i % 4 {
-		case 0:
-			chargeCard(hub)
-		case 1:
-			loadCart(hub, "ann")
-		case 2:
-			explode(hub)
-		default:
-			hub.CaptureMessage("inventory low")
-		}
-	}
-	for _, body := range bodies {
-		env, err := parseEnvelope(body)
-		if err != nil || len(env.Header.EventID) != 32 {
-			b.Fatalf("captured envelope: %v", err)
-		}
-		ids = append(ids, string(env.Header.EventID))
-	}
-	return bodies, ids
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // rawClient is a minimal HTTP/1.1 client on one keep-alive connection: it writes a
 // prepared request and reads the status and body of the answer, so that the senders
@@ -136,7 +84,7 @@ func (c *rawClient) post(req []byte) (int, error) {
 // each waits for its acknowledgement, which comes after the commit is fsynced (group
 // commit). One op = one event.
 func BenchmarkIngestEnvelopes(b *testing.B) {
-	bodies, ids := captureEnvelopes(b)
+	bodies, ids := errorstest.CaptureEnvelopes(b)
 	size := 0
 	for _, body := range bodies {
 		size += len(body)
@@ -260,26 +208,26 @@ const benchSpan = 10 * 24 * time.Hour
 // benchEvent builds a stored-size-realistic event directly (no JSON parsing), so that
 // a million of them are generated quickly: 1,000 issues, event times spread evenly
 // over benchSpan before now.
-func benchEvent(i, total int, now time.Time) *eventData {
+func benchEvent(i, total int, now time.Time) *event.Event {
 	issue := i % 1000
 	envs := []string{"production", "staging", "development"}
 	levels := []string{"error", "error", "error", "warning", "fatal"}
-	e := &eventData{
+	e := &event.Event{
 		ID: hexID(i), Project: fmt.Sprint(40 + issue%5), Timestamp: now.Add(-benchSpan + time.Duration(i)*(benchSpan/time.Duration(total))),
 		Level: levels[issue%len(levels)], Platform: "go", Environment: envs[i%3], Release: fmt.Sprintf("shop@1.%d.0", i%10),
 		ServerName: fmt.Sprintf("web-%d", i%8), Transaction: fmt.Sprintf("POST /api/v1/resource%d", issue%50),
-		User: &userData{ID: fmt.Sprintf("u-%d", i%5000)},
-		Tags: []tagPair{{"tenant", fmt.Sprintf("t%d", i%40)}, {"region", []string{"eu", "us", "ap"}[i%3]}},
-		Exceptions: []exceptionData{{
+		User: &event.User{ID: fmt.Sprintf("u-%d", i%5000)},
+		Tags: []event.Pair{{Key: "tenant", Value: fmt.Sprintf("t%d", i%40)}, {Key: "region", Value: []string{"eu", "us", "ap"}[i%3]}},
+		Exceptions: []event.Exception{{
 			Type: fmt.Sprintf("*pkg%d.Error%d", issue%20, issue), Value: fmt.Sprintf("operation %d failed for item %d", issue, i),
-			Frames: []frameData{
+			Frames: []event.Frame{
 				{Function: "main", Module: "main", Filename: "main.go", Line: 20, InApp: true},
 				{Function: "(*Server).ServeHTTP", Module: "net/http", Filename: "server.go", Line: 3100},
 				{Function: fmt.Sprintf("handler%d", issue), Module: "shop/api", Filename: "api.go", Line: 100 + issue%300, InApp: true,
-					Context: []contextLine{{99, "func handler() error {"}, {100, "\treturn doThing()"}, {101, "}"}}},
+					Context: []event.ContextLine{{Line: 99, Code: "func handler() error {"}, {Line: 100, Code: "\treturn doThing()"}, {Line: 101, Code: "}"}}},
 			},
 		}},
-		Breadcrumbs: []breadcrumbData{{Category: "http", Message: "GET /api/v1/items"}, {Category: "query", Message: "SELECT * FROM items WHERE id = $1"}},
+		Breadcrumbs: []event.Breadcrumb{{Category: "http", Message: "GET /api/v1/items"}, {Category: "query", Message: "SELECT * FROM items WHERE id = $1"}},
 	}
 	return e
 }
@@ -344,11 +292,11 @@ func benchStoreDir(b *testing.B) string {
 					if from >= total {
 						return
 					}
-					events := make([]*eventData, min(batch, total-from))
+					events := make([]*event.Event, min(batch, total-from))
 					for j := range events {
 						events[j] = benchEvent(from+j, total, now)
 					}
-					if err := store.ingest(context.Background(), events); err != nil {
+					if err := store.Ingest(context.Background(), events); err != nil {
 						mu.Lock()
 						benchStore.err = err
 						mu.Unlock()
@@ -382,14 +330,14 @@ func reportP50(b *testing.B, op func()) {
 
 var searchBenchCases = []struct {
 	name string
-	in   SearchIssuesInput
+	in   backend.SearchIssuesInput
 }{
-	{"default", SearchIssuesInput{}},
-	{"freq_level_env", SearchIssuesInput{Query: "is:unresolved level:error environment:production", Sort: "freq"}},
-	{"free_text", SearchIssuesInput{Query: "operation 42"}},
-	{"tag_negation_window", SearchIssuesInput{Query: "!region:eu tenant:t7", StatsPeriod: "24h", Sort: "user"}},
-	{"window_6h", SearchIssuesInput{StatsPeriod: "6h", Sort: "freq"}},
-	{"page_3", SearchIssuesInput{Sort: "new", Limit: 100}},
+	{"default", backend.SearchIssuesInput{}},
+	{"freq_level_env", backend.SearchIssuesInput{Query: "is:unresolved level:error environment:production", Sort: "freq"}},
+	{"free_text", backend.SearchIssuesInput{Query: "operation 42"}},
+	{"tag_negation_window", backend.SearchIssuesInput{Query: "!region:eu tenant:t7", StatsPeriod: "24h", Sort: "user"}},
+	{"window_6h", backend.SearchIssuesInput{StatsPeriod: "6h", Sort: "freq"}},
+	{"page_3", backend.SearchIssuesInput{Sort: "new", Limit: 100}},
 }
 
 // BenchmarkSearchIssues measures search_issues over the bench store (1,000,000
@@ -435,7 +383,7 @@ func BenchmarkOpenStore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res, err := s.SearchIssues(context.Background(), SearchIssuesInput{}); err != nil || len(res.Issues) == 0 {
+		if res, err := s.SearchIssues(context.Background(), backend.SearchIssuesInput{}); err != nil || len(res.Issues) == 0 {
 			b.Fatalf("first search: %v", err)
 		}
 		s.Close()

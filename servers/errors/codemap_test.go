@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -95,10 +99,10 @@ type shownFrame struct {
 	InApp           bool
 }
 
-func shownFrames(ev *Event) []shownFrame {
+func shownFrames(ev *backend.Event) []shownFrame {
 	var out []shownFrame
 	for _, f := range ev.Exceptions[0].Frames {
-		out = append(out, shownFrame{f.Function, firstNonEmpty(f.Path, "file "+f.File), f.Line, f.InApp})
+		out = append(out, shownFrame{f.Function, event.FirstNonEmpty(f.Path, "file "+f.File), f.Line, f.InApp})
 	}
 	return out
 }
@@ -124,15 +128,15 @@ func shopRoot(t *testing.T) string {
 	return root
 }
 
-func latestEvent(t *testing.T, store *LocalStore, cfg Config) *Event {
+func latestEvent(t *testing.T, store *LocalStore, cfg Config) *backend.Event {
 	t.Helper()
 	c := connect(t, store, cfg, revisions[0])
-	var search IssueList
+	var search backend.IssueList
 	callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1h"}, &search)
 	if len(search.Issues) != 1 {
 		t.Fatalf("issues = %+v; want the checkout issue", search.Issues)
 	}
-	var ev Event
+	var ev backend.Event
 	callOK(t, c, ToolGetEvent, map[string]any{"issueId": search.Issues[0].ID}, &ev)
 	return &ev
 }
@@ -143,7 +147,7 @@ func latestEvent(t *testing.T, store *LocalStore, cfg Config) *Event {
 func TestCodeMappingOfTrimpathBuild(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 1, trimpathFrames)
-	ev := latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
+	ev := latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
 	payment := filepath.Join(root, "checkout", "payment.go")
 	want := []shownFrame{
 		{"Charge", payment, 53, true},
@@ -176,7 +180,7 @@ func TestCodeMappingOfBuildDirectory(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 1, buildFrames)
 	for _, stackRoot := range []string{"/home/ci/build/shop", "/home/ci/build/shop/"} {
-		ev := latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: stackRoot, SourceRoot: root}}})
+		ev := latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: stackRoot, SourceRoot: root}}})
 		main := filepath.Join(root, "cmd", "shop", "main.go")
 		want := []shownFrame{
 			{"Charge", filepath.Join(root, "checkout", "payment.go"), 53, true},
@@ -208,7 +212,7 @@ func TestNoCodeMappingSaysHowToAddOne(t *testing.T) {
 		}
 	}
 	// A mapping that covers none of the frames says so too.
-	ev = latestEvent(t, store, Config{CodeMappings: []CodeMapping{{StackRoot: "example.com/other/", SourceRoot: t.TempDir()}}, InApp: []string{"example.com/shop"}})
+	ev = latestEvent(t, store, Config{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/other/", SourceRoot: t.TempDir()}}, InApp: []string{"example.com/shop"}})
 	if !strings.Contains(ev.Notice, "no code mapping covers") || !strings.Contains(ev.Notice, "--code-mapping example.com/shop/checkout/=DIR") {
 		t.Errorf("notice %q; want it to say no mapping covers the files", ev.Notice)
 	}
@@ -219,7 +223,7 @@ func TestNoCodeMappingSaysHowToAddOne(t *testing.T) {
 // frames first, innermost first.
 func TestInAppPrefixesOrderFrames(t *testing.T) {
 	store := storeWith(t, 1, trimpathFrames)
-	names := func(ev *Event) (out []string) {
+	names := func(ev *backend.Event) (out []string) {
 		for _, f := range ev.Exceptions[0].Frames {
 			out = append(out, fmt.Sprintf("%s inApp=%t", f.Function, f.InApp))
 		}
@@ -239,71 +243,5 @@ func TestInAppPrefixesOrderFrames(t *testing.T) {
 	// A prefix ends at a path or module boundary: example.com/sho is not the shop.
 	if got := names(latestEvent(t, store, Config{InApp: []string{"example.com/sho"}})); got[0] != "ParseFloat inApp=false" {
 		t.Errorf("--in-app example.com/sho matched the shop: %v", got)
-	}
-}
-
-func TestCodeMapPaths(t *testing.T) {
-	root := t.TempDir()
-	c := newCodeMap([]CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}, {StackRoot: `C:\build\shop`, SourceRoot: root + "/win"}, {StackRoot: "example.com/shop/vendor/x", SourceRoot: root + "/x"}}, nil)
-	for file, want := range map[string]string{
-		"example.com/shop/checkout/payment.go":   filepath.Join(root, "checkout", "payment.go"),
-		"example.com/shop/vendor/x/y.go":         filepath.Join(root, "x", "y.go"), // the longest stack root wins
-		`C:\build\shop\checkout\payment.go`:      filepath.Join(root, "win", "checkout", "payment.go"),
-		"example.com/shopping/cart.go":           "",
-		"example.com/shop/../../etc/passwd":      "", // never outside the source root
-		"example.com/shop/checkout/../../../etc": "",
-		"example.com/shop":                       "",
-	} {
-		if got := c.localPath(&frameData{Filename: file}); got != want {
-			t.Errorf("localPath(%q) = %q; want %q", file, got, want)
-		}
-	}
-	var none *codeMap
-	if none.localPath(&frameData{Filename: "a/b.go"}) != "" || len(none.applyInApp([]frameData{{InApp: true}})) != 1 {
-		t.Error("a nil code map changes frames")
-	}
-	if newCodeMap(nil, nil) != nil {
-		t.Error("no mappings and no prefixes: want a nil code map")
-	}
-}
-
-func TestParseCodeMapping(t *testing.T) {
-	m, err := ParseCodeMapping(" example.com/shop/ = testdata ")
-	if abs, _ := filepath.Abs("testdata"); err != nil || m != (CodeMapping{StackRoot: "example.com/shop/", SourceRoot: abs}) {
-		t.Errorf("ParseCodeMapping = %+v, %v", m, err)
-	}
-	for _, bad := range []string{"", "example.com/shop", "=/src", "example.com/shop="} {
-		if _, err := ParseCodeMapping(bad); err == nil || !strings.Contains(err.Error(), "STACK_ROOT=SOURCE_ROOT") {
-			t.Errorf("ParseCodeMapping(%q) = %v; want an error naming STACK_ROOT=SOURCE_ROOT", bad, err)
-		}
-	}
-	if d := cmp.Diff([]string{"a=/x", "b=/y", "c"}, SplitList(" a=/x, b=/y;;c ;")); d != "" {
-		t.Errorf("SplitList (-want +got):\n%s", d)
-	}
-}
-
-// TestInAppDependencyFileIsNotApp: a frame of a dependency's file (the module cache,
-// or a versioned module path) is not in-app because the SDK reports the
-// application's module for it (sentryhttp wrapping a handler of example.com/shop/web).
-// The module decides only where the file does not name a dependency.
-func TestInAppDependencyFileIsNotApp(t *testing.T) {
-	frames := []frameData{
-		{Function: "sentryhttp", Module: "example.com/shop/web", Filename: "github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go"},
-		{Function: "cache", Module: "example.com/shop/web", AbsPath: "/home/me/go/pkg/mod/github.com/getsentry/sentry-go@v0.46.2/http/sentryhttp.go", Filename: "sentryhttp.go"},
-		{Function: "trimpath", Module: "example.com/shop/web", Filename: "example.com/shop/web/handler.go"},
-		{Function: "build", Module: "example.com/shop/web", AbsPath: "/build/shop/web/handler.go", Filename: "handler.go"},
-		{Function: "nofile", Module: "example.com/shop/web"},
-		{Function: "other", Module: "github.com/x/y", Filename: "github.com/x/y@v1.0.0/y.go"},
-	}
-	want := map[string]bool{"sentryhttp": false, "cache": false, "trimpath": true, "build": true, "nofile": true, "other": false}
-	for _, c := range []*codeMap{
-		newCodeMap(nil, []string{"example.com/shop"}),
-		newCodeMap([]CodeMapping{{StackRoot: "example.com/shop", SourceRoot: t.TempDir()}}, nil),
-	} {
-		for _, f := range c.applyInApp(frames) {
-			if f.InApp != want[f.Function] {
-				t.Errorf("prefixes %v: frame %s (module %s, file %s%s) inApp=%t; want %t", c.inApp, f.Function, f.Module, f.AbsPath, f.Filename, f.InApp, want[f.Function])
-			}
-		}
 	}
 }

@@ -9,16 +9,21 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 	json "github.com/segmentio/encoding/json"
 )
 
 // checkMarshalEvent fails when marshalEvent's bytes (or error) differ from
 // json.Marshal's, which wrote the stored bodies so far.
-func checkMarshalEvent(t testing.TB, e *eventData) {
+func checkMarshalEvent(t testing.TB, e *event.Event) {
 	t.Helper()
 	want, wantErr := json.Marshal(e)
-	got, err := marshalEvent(e)
+	got, err := event.Marshal(e)
 	if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
 		t.Fatalf("marshalEvent:\n got %s (%v)\nwant %s (%v)", got, err, want, wantErr)
 	}
@@ -37,43 +42,43 @@ func TestMarshalEventMatchesJSONMarshal(t *testing.T) {
 		"nil map": map[string]any(nil), "empty": map[string]any{}, "int": 7, "strings": []string{"a"}, "b": false}
 	cases := []struct {
 		name string
-		e    *eventData
+		e    *event.Event
 	}{
-		{"empty", &eventData{}},
-		{"times", &eventData{ID: "x", Timestamp: at, Received: local, Breadcrumbs: []breadcrumbData{{}, {Timestamp: at, Type: "t"}}}},
-		{"all fields", &eventData{ID: "id", IssueID: "i", Project: "p", Timestamp: at, Received: at, ClientTimestamp: at,
+		{"empty", &event.Event{}},
+		{"times", &event.Event{ID: "x", Timestamp: at, Received: local, Breadcrumbs: []event.Breadcrumb{{}, {Timestamp: at, Type: "t"}}}},
+		{"all fields", &event.Event{ID: "id", IssueID: "i", Project: "p", Timestamp: at, Received: at, ClientTimestamp: at,
 			Level: "error", Platform: "go", Logger: "l", Title: "T", Culprit: "c", Message: "m", MessageTemplate: "mt",
 			Transaction: "tx", Release: "r", Dist: "d", Environment: "e", ServerName: "s", SDK: "sdk",
-			Tags: []tagPair{{"a", "b"}, {"", ""}}, Fingerprint: []string{"f", ""},
-			Exceptions: []exceptionData{{}, {Type: "E", Value: "v", Module: "m", Mechanism: "x", Handled: &no, Frames: []frameData{{}, {
+			Tags: []event.Pair{{Key: "a", Value: "b"}, {Key: "", Value: ""}}, Fingerprint: []string{"f", ""},
+			Exceptions: []event.Exception{{}, {Type: "E", Value: "v", Module: "m", Mechanism: "x", Handled: &no, Frames: []event.Frame{{}, {
 				Function: "f", Module: "m", Filename: "f.go", AbsPath: "/f.go", Line: 3, Column: -1, InApp: true,
-				Context: []contextLine{{0, ""}, {3, "x := 1"}}, Vars: map[string]any{"v": 1.0, "w": nested}}}}, {Handled: &yes}},
-			Stacktrace:  []frameData{{Function: "g"}},
-			Breadcrumbs: []breadcrumbData{{Timestamp: at, Type: "http", Category: "c", Level: "info", Message: "m", Data: nested}},
-			Request:     &requestData{Method: "GET", URL: "u", Query: []tagPair{{"q", "1"}}, Headers: []tagPair{{"h", "v"}}, Data: nested},
-			User:        &userData{ID: "1", Username: "u", Email: "e", IP: "ip"},
-			Contexts:    map[string]ctxData{"os": {"name": "Linux", "n": 1.0, "b": true}, "empty": {}, "nil": nil},
+				Context: []event.ContextLine{{Line: 0, Code: ""}, {Line: 3, Code: "x := 1"}}, Vars: map[string]any{"v": 1.0, "w": nested}}}}, {Handled: &yes}},
+			Stacktrace:  []event.Frame{{Function: "g"}},
+			Breadcrumbs: []event.Breadcrumb{{Timestamp: at, Type: "http", Category: "c", Level: "info", Message: "m", Data: nested}},
+			Request:     &event.Request{Method: "GET", URL: "u", Query: []event.Pair{{Key: "q", Value: "1"}}, Headers: []event.Pair{{Key: "h", Value: "v"}}, Data: nested},
+			User:        &event.User{ID: "1", Username: "u", Email: "e", IP: "ip"},
+			Contexts:    map[string]event.Context{"os": {"name": "Linux", "n": 1.0, "b": true}, "empty": {}, "nil": nil},
 			Extra:       map[string]any{"numbers": numbers, "nested": nested},
 		}},
-		{"empty request and user", &eventData{Request: &requestData{}, User: &userData{}}},
-		{"request data string", &eventData{Request: &requestData{Data: "body"}}},
-		{"NaN is refused", &eventData{Extra: map[string]any{"n": math.NaN()}}},
-		{"infinity is refused", &eventData{Contexts: map[string]ctxData{"c": {"n": math.Inf(-1)}}}},
+		{"empty request and user", &event.Event{Request: &event.Request{}, User: &event.User{}}},
+		{"request data string", &event.Event{Request: &event.Request{Data: "body"}}},
+		{"NaN is refused", &event.Event{Extra: map[string]any{"n": math.NaN()}}},
+		{"infinity is refused", &event.Event{Contexts: map[string]event.Context{"c": {"n": math.Inf(-1)}}}},
 	}
 	for _, s := range oddStrings {
 		cases = append(cases, struct {
 			name string
-			e    *eventData
-		}{"string " + s, &eventData{ID: s, Message: s, Tags: []tagPair{{s, s}}, Fingerprint: []string{s},
-			Exceptions: []exceptionData{{Value: s, Frames: []frameData{{Function: s, Context: []contextLine{{1, s}}}}}},
-			Request:    &requestData{Data: s, Headers: []tagPair{{s, s}}}, Extra: map[string]any{s: s, "x" + s: []any{s}},
-			Contexts: map[string]ctxData{s: {s: s}}}})
+			e    *event.Event
+		}{"string " + s, &event.Event{ID: s, Message: s, Tags: []event.Pair{{Key: s, Value: s}}, Fingerprint: []string{s},
+			Exceptions: []event.Exception{{Value: s, Frames: []event.Frame{{Function: s, Context: []event.ContextLine{{Line: 1, Code: s}}}}}},
+			Request:    &event.Request{Data: s, Headers: []event.Pair{{Key: s, Value: s}}}, Extra: map[string]any{s: s, "x" + s: []any{s}},
+			Contexts: map[string]event.Context{s: {s: s}}}})
 	}
 	for _, n := range numbers {
 		cases = append(cases, struct {
 			name string
-			e    *eventData
-		}{"number", &eventData{Extra: map[string]any{"n": n, "neg": -n.(float64)}}})
+			e    *event.Event
+		}{"number", &event.Event{Extra: map[string]any{"n": n, "neg": -n.(float64)}}})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkMarshalEvent(t, tc.e) })
@@ -83,14 +88,14 @@ func TestMarshalEventMatchesJSONMarshal(t *testing.T) {
 // TestMarshalEventMatchesOnSentryGo compares the bodies of sentry-go's events, as
 // the store prepares them.
 func TestMarshalEventMatchesOnSentryGo(t *testing.T) {
-	bodies, _ := captureEnvelopes(t)
+	bodies, _ := errorstest.CaptureEnvelopes(t)
 	s := &LocalStore{cfg: LocalConfig{MaxAge: DefaultMaxAge}}
 	for _, body := range bodies {
-		env, err := parseEnvelope(body)
+		env, err := ingest.ParseEnvelope(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := parseSDKEvent(env.Items[0].Payload, "42", time.Now(), "")
+		e, err := ingest.ParseEvent(env.Items[0].Payload, "42", time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,32 +119,32 @@ func TestMarshalEventMatchesOnSentryGo(t *testing.T) {
 // FuzzMarshalEvent compares marshalEvent with json.Marshal on the event any payload
 // decodes to, and on odd strings in every string field.
 func FuzzMarshalEvent(f *testing.F) {
-	for _, tmpl := range decodeFieldTemplates {
+	for _, tmpl := range errorstest.DecodeFieldTemplates {
 		f.Add([]byte(tmpl), "s")
 	}
 	for _, s := range oddStrings {
 		f.Add([]byte(`{"message": "x"}`), s)
 	}
 	f.Fuzz(func(t *testing.T, payload []byte, s string) {
-		if e, err := parseSDKEvent(payload, "1", time.Unix(1, 0), ""); err == nil {
-			deriveIssueFields(e)
+		if e, err := ingest.ParseEvent(payload, "1", time.Unix(1, 0), ""); err == nil {
+			event.DeriveIssueFields(e)
 			checkMarshalEvent(t, e)
 		}
-		e := &eventData{ID: s, Title: s, Tags: []tagPair{{s, s}}, Exceptions: []exceptionData{{Value: s}},
-			Breadcrumbs: []breadcrumbData{{Message: s, Data: map[string]any{s: []any{s, map[string]any{s: s}}}}},
-			Request:     &requestData{Data: s}, Contexts: map[string]ctxData{s: {s: s}}}
+		e := &event.Event{ID: s, Title: s, Tags: []event.Pair{{Key: s, Value: s}}, Exceptions: []event.Exception{{Value: s}},
+			Breadcrumbs: []event.Breadcrumb{{Message: s, Data: map[string]any{s: []any{s, map[string]any{s: s}}}}},
+			Request:     &event.Request{Data: s}, Contexts: map[string]event.Context{s: {s: s}}}
 		checkMarshalEvent(t, e)
 	})
 }
 
 func TestMarshalTagsMatchesJSONMarshal(t *testing.T) {
-	for _, tags := range [][]tagPair{nil, {{"b", "1"}, {"a", "2"}, {"", ""}}, {{"z", "<&>"}, {"é", "\xff"}, {"A", "\u2028"}}} {
+	for _, tags := range [][]event.Pair{nil, {{Key: "b", Value: "1"}, {Key: "a", Value: "2"}, {Key: "", Value: ""}}, {{Key: "z", Value: "<&>"}, {Key: "é", Value: "\xff"}, {Key: "A", Value: "\u2028"}}} {
 		obj := map[string]string{}
 		for _, p := range tags {
 			obj[p.Key] = p.Value
 		}
 		want, _ := json.Marshal(obj)
-		if got := marshalTags(tags); !bytes.Equal(got, want) {
+		if got := event.MarshalTags(tags); !bytes.Equal(got, want) {
 			t.Errorf("marshalTags(%q) = %s, want %s", tags, got, want)
 		}
 	}
@@ -150,23 +155,23 @@ func TestMarshalTagsMatchesJSONMarshal(t *testing.T) {
 func TestPrepareKeepsFirstOfRepeatedTags(t *testing.T) {
 	s := &LocalStore{cfg: LocalConfig{MaxAge: DefaultMaxAge}}
 	for _, n := range []int{3, 31, 32, 33, 80} {
-		var tags, want []tagPair
+		var tags, want []event.Pair
 		for i := range n {
 			k := fmt.Sprintf("k%d", i%(n/2+1))
 			if i%7 == 3 {
 				k = "token"
 			}
-			tags = append(tags, tagPair{k, fmt.Sprint(i)})
-			if !slices.ContainsFunc(want, func(p tagPair) bool { return p.Key == k }) {
-				want = append(want, tagPair{k, redactValue(k, fmt.Sprint(i))})
+			tags = append(tags, event.Pair{Key: k, Value: fmt.Sprint(i)})
+			if !slices.ContainsFunc(want, func(p event.Pair) bool { return p.Key == k }) {
+				want = append(want, event.Pair{Key: k, Value: event.RedactValue(k, fmt.Sprint(i))})
 			}
 		}
-		e := &eventData{ID: "x", IssueID: "i", Project: "1", Tags: tags}
+		e := &event.Event{ID: "x", IssueID: "i", Project: "1", Tags: tags}
 		p, err := s.prepare(e, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, p.tags, cmp.AllowUnexported(tagPair{})); diff != "" {
+		if diff := cmp.Diff(want, p.tags, cmp.AllowUnexported(event.Pair{})); diff != "" {
 			t.Errorf("%d tags (-want +got):\n%s", n, diff)
 		}
 	}
@@ -176,7 +181,7 @@ func TestPrepareKeepsFirstOfRepeatedTags(t *testing.T) {
 // its own, key after value after key, whatever it pointed into before.
 func TestDetachTagsCopiesIntoOneString(t *testing.T) {
 	payload := "level error environment production"
-	tags := []tagPair{{payload[:5], payload[6:11]}, {payload[12:23], payload[24:]}, {"", ""}}
+	tags := []event.Pair{{Key: payload[:5], Value: payload[6:11]}, {Key: payload[12:23], Value: payload[24:]}, {Key: "", Value: ""}}
 	want := slices.Clone(tags)
 	detachTags(tags)
 	if diff := cmp.Diff(want, tags); diff != "" {

@@ -17,11 +17,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest/realclient"
 )
 
 // testKey is the DSN public key the test stores accept.
-const testKey = "publickey"
+const testKey = errorstest.Key
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -56,7 +61,7 @@ func runIngestChild() {
 		os.Exit(2)
 	}
 	fmt.Printf("LISTEN %s\n", ln.Addr())
-	http.Serve(ln, s.IngestHandler())
+	http.Serve(ln, ingest.Handler(s))
 }
 
 func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalStore {
@@ -75,7 +80,7 @@ func openTestStore(t testing.TB, dir string, mod ...func(*LocalConfig)) *LocalSt
 // startIngest serves the store's ingest endpoint and returns a DSN for project 42.
 func startIngest(t testing.TB, s *LocalStore) (srv *httptest.Server, dsn string) {
 	t.Helper()
-	srv = httptest.NewServer(s.IngestHandler())
+	srv = httptest.NewServer(ingest.Handler(s))
 	t.Cleanup(srv.Close)
 	return srv, fmt.Sprintf("http://%s@%s/42", testKey, srv.Listener.Addr())
 }
@@ -147,20 +152,20 @@ func testEvent(id, excType, value, fn string, tags map[string]string) string {
 func hexID(n int) string { return fmt.Sprintf("%032x", n) }
 
 // allEventIDs lists every event id the backend can show, through the Backend API.
-func allEventIDs(t testing.TB, b Backend) map[string]bool {
+func allEventIDs(t testing.TB, b backend.Backend) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
 	ids := map[string]bool{}
 	cursor := ""
 	for {
-		res, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1w", Limit: 100, Cursor: cursor})
+		res, err := b.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1w", Limit: 100, Cursor: cursor})
 		if err != nil {
 			t.Fatalf("SearchIssues: %v", err)
 		}
 		for _, is := range res.Issues {
 			ec := ""
 			for {
-				evs, err := b.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: is.ID, Limit: 100, Cursor: ec})
+				evs, err := b.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: is.ID, Limit: 100, Cursor: ec})
 				if err != nil {
 					t.Fatalf("ListIssueEvents(%s): %v", is.ID, err)
 				}

@@ -17,6 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -172,7 +178,7 @@ func TestIngestDeduplicatesRetriedEvents(t *testing.T) {
 			t.Fatalf("%d %s", code, body)
 		}
 	}
-	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{})
+	res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{})
 	if err != nil || len(res.Issues) != 1 || res.Issues[0].Count != 1 {
 		t.Fatalf("after three sends of one event: %+v, %v; want one issue with count 1", res, err)
 	}
@@ -181,7 +187,7 @@ func TestIngestDeduplicatesRetriedEvents(t *testing.T) {
 // writeLegacyLog writes an event log in the format of the earlier version (segments
 // of CRC-framed records in DIR/events) holding the given events, and cuts the last
 // record in half, as a crash during a write would have left it.
-func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
+func writeLegacyLog(t *testing.T, dir string, events []*event.Event) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, legacyDir), 0o700); err != nil {
 		t.Fatal(err)
@@ -190,8 +196,8 @@ func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
 	seg := []byte(legacyMagic)
 	var lastStart int
 	for _, e := range events {
-		deriveIssueFields(e)
-		e.IssueID = issueIDFor(e.Project, groupingParts(e))
+		event.DeriveIssueFields(e)
+		e.IssueID = event.IssueIDFor(e.Project, event.GroupingParts(e))
 		detail, _ := json.Marshal(e)
 		sum, _ := json.Marshal(map[string]any{"id": e.ID, "issue": e.IssueID, "project": e.Project})
 		payload := append([]byte{1}, binary.AppendUvarint(nil, uint64(len(sum)))...)
@@ -219,9 +225,9 @@ func writeLegacyLog(t *testing.T, dir string, events []*eventData) {
 // open, saying why.
 func TestLegacyEventLogIsImported(t *testing.T) {
 	dir := t.TempDir()
-	var events []*eventData
+	var events []*event.Event
 	for i := 1; i <= 5; i++ {
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i), "E", fmt.Sprint(i), "f", map[string]string{"shard": fmt.Sprint(i % 2)})), "42", time.Now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +243,7 @@ func TestLegacyEventLogIsImported(t *testing.T) {
 	if err := tryLock(held); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "earlier version of mcp-server-errors is running") {
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, backend.ErrConfig) || !strings.Contains(err.Error(), "earlier version of mcp-server-errors is running") {
 		t.Errorf("open while the earlier version runs: %v; want a refusal that says so", err)
 	}
 	held.Close()
@@ -253,11 +259,11 @@ func TestLegacyEventLogIsImported(t *testing.T) {
 	if issue != events[1].IssueID {
 		t.Errorf("imported event in issue %q, want the issue id it had: %q", issue, events[1].IssueID)
 	}
-	got, err := store.GetEvent(ctx, GetEventInput{IssueID: issue, EventID: "oldest"})
+	got, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: issue, EventID: "oldest"})
 	if err != nil || got.ID != hexID(1) {
 		t.Errorf("oldest imported event: %+v, %v", got, err)
 	}
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{Query: "shard:1"})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "shard:1"})
 	if err != nil || len(res.Issues) != 1 || res.Issues[0].Count != 4 || !strings.Contains(res.Notice, "3 events were dropped by retention") {
 		t.Errorf("search after import: %+v, %v; want the issue with 4 events and the earlier drops in the notice", res, err)
 	}

@@ -9,6 +9,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // LocalOrganization is the one organization of the local store.
@@ -16,7 +20,7 @@ const LocalOrganization = "local"
 
 func checkLocalOrg(org string) error {
 	if org != "" && org != LocalOrganization {
-		return fmt.Errorf("%w: organization %q: the local store has one organization, %q (or leave organization out)", ErrNotFound, truncateForError(org), LocalOrganization)
+		return fmt.Errorf("%w: organization %q: the local store has one organization, %q (or leave organization out)", backend.ErrNotFound, backend.TruncateForError(org), LocalOrganization)
 	}
 	return nil
 }
@@ -24,15 +28,15 @@ func checkLocalOrg(org string) error {
 // queryFailed reports a database error as the backend being unavailable.
 func queryFailed(what string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %s: %v", ErrUnavailable, what, err)
+		return fmt.Errorf("%w: %s: %v", backend.ErrUnavailable, what, err)
 	}
-	return fmt.Errorf("%w: %s: the store's database answered %v", ErrUnavailable, what, err)
+	return fmt.Errorf("%w: %s: the store's database answered %v", backend.ErrUnavailable, what, err)
 }
 
 func nsTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 // ListProjects lists every project that has sent events.
-func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+func (s *LocalStore) ListProjects(ctx context.Context, in backend.ListProjectsInput) (*backend.ProjectList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
@@ -41,8 +45,8 @@ func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*P
 		return nil, queryFailed("list projects", err)
 	}
 	defer rows.Close()
-	v := &viewer{}
-	out := &ProjectList{Organizations: []Organization{{Slug: LocalOrganization, Name: "Local event store"}}, Projects: []Project{}}
+	v := &backend.Viewer{}
+	out := &backend.ProjectList{Organizations: []backend.Organization{{Slug: LocalOrganization, Name: "Local event store"}}, Projects: []backend.Project{}}
 	for rows.Next() {
 		var project, platform string
 		var issues int
@@ -50,8 +54,8 @@ func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*P
 		if err := rows.Scan(&project, &issues, &events, &platform); err != nil {
 			return nil, queryFailed("list projects", err)
 		}
-		name := v.text(project, capName)
-		out.Projects = append(out.Projects, Project{ID: name, Slug: name, Name: name, Organization: LocalOrganization, Platform: v.text(platform, capName), Issues: issues, Events: events})
+		name := v.Text(project, backend.CapName)
+		out.Projects = append(out.Projects, backend.Project{ID: name, Slug: name, Name: name, Organization: LocalOrganization, Platform: v.Text(platform, backend.CapName), Issues: issues, Events: events})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, queryFailed("list projects", err)
@@ -60,7 +64,7 @@ func (s *LocalStore) ListProjects(ctx context.Context, in ListProjectsInput) (*P
 		out.Projects = out.Projects[:500]
 		out.Cut("more than 500 projects: only the first 500 by id are listed")
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
@@ -119,20 +123,20 @@ var searchOrder = map[string]string{
 }
 
 // SearchIssues filters issues with the local query subset (local_query.go), in SQL.
-func (s *LocalStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
+func (s *LocalStore) SearchIssues(ctx context.Context, in backend.SearchIssuesInput) (*backend.IssueList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
 	now := s.now()
-	win, err := resolveWindow(in.StatsPeriod, in.Start, in.End, now)
+	win, err := backend.ResolveWindow(in.StatsPeriod, in.Start, in.End, now)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	order, err := resolveSort(in.Sort)
+	order, err := backend.ResolveSort(in.Sort)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +177,8 @@ LIMIT ? OFFSET ?`
 		return nil, queryFailed("search issues", err)
 	}
 	defer rows.Close()
-	out := &IssueList{Issues: []Issue{}, Notice: s.notice(ctx)}
-	v := &viewer{page: in.page}
+	out := &backend.IssueList{Issues: []backend.Issue{}, Notice: s.notice(ctx)}
+	v := &backend.Viewer{Page: in.Page}
 	total := 0
 	for rows.Next() {
 		var r issueRow
@@ -190,7 +194,7 @@ LIMIT ? OFFSET ?`
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, Offset: end})
 		out.Cut(fmt.Sprintf("%d more issues match: call again with cursor set to nextCursor", total-end))
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
@@ -209,28 +213,28 @@ type issueRow struct {
 	firstSeen, lastSeen, count, users       int64
 }
 
-func viewLocalIssue(v *viewer, r *issueRow) Issue {
-	return Issue{
+func viewLocalIssue(v *backend.Viewer, r *issueRow) backend.Issue {
+	return backend.Issue{
 		ID:        r.id,
-		ShortID:   v.text(r.shortID, capName),
-		Title:     v.secretText(r.title, capTitle),
-		Culprit:   v.text(r.culprit, capName),
-		Type:      v.text(r.typ, capName),
-		Value:     v.secretText(r.value, capTitle),
-		Level:     v.text(r.level, capName),
+		ShortID:   v.Text(r.shortID, backend.CapName),
+		Title:     v.SecretText(r.title, backend.CapTitle),
+		Culprit:   v.Text(r.culprit, backend.CapName),
+		Type:      v.Text(r.typ, backend.CapName),
+		Value:     v.SecretText(r.value, backend.CapTitle),
+		Level:     v.Text(r.level, backend.CapName),
 		Status:    "unresolved",
-		Project:   v.text(r.project, capName),
-		Platform:  v.text(r.platform, capName),
+		Project:   v.Text(r.project, backend.CapName),
+		Platform:  v.Text(r.platform, backend.CapName),
 		Count:     r.count,
 		UserCount: r.users,
-		FirstSeen: fmtTime(nsTime(r.firstSeen)),
-		LastSeen:  fmtTime(nsTime(r.lastSeen)),
+		FirstSeen: backend.FormatTime(nsTime(r.firstSeen)),
+		LastSeen:  backend.FormatTime(nsTime(r.lastSeen)),
 	}
 }
 
 // findIssue resolves an issue id or short id.
 func (s *LocalStore) findIssue(ctx context.Context, id string) (*issueRow, error) {
-	if err := checkID("issueId", id); err != nil {
+	if err := backend.CheckID("issueId", id); err != nil {
 		return nil, err
 	}
 	var r issueRow
@@ -239,16 +243,13 @@ func (s *LocalStore) findIssue(ctx context.Context, id string) (*issueRow, error
 		FROM issues i WHERE i.id = ? OR i.short_id = ? COLLATE NOCASE ORDER BY i.id = ? DESC LIMIT 1`, strings.ToLower(id), id, strings.ToLower(id)).
 		Scan(&r.n, &r.id, &r.shortID, &r.title, &r.culprit, &r.typ, &r.value, &r.level, &r.project, &r.platform, &r.firstSeen, &r.lastSeen, &r.count, &r.users)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: no issue %q in the local store: take an id from search_issues (its events may have been dropped by retention)", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: no issue %q in the local store: take an id from search_issues (its events may have been dropped by retention)", backend.ErrNotFound, id)
 	}
 	if err != nil {
 		return nil, queryFailed("find issue", err)
 	}
 	return &r, nil
 }
-
-// priorityTags come first in an issue's tag summary: what triage asks first.
-var priorityTags = []string{"environment", "release", "level", "handled", "mechanism", "server_name", "transaction", "url", "user", "os.name", "runtime", "browser"}
 
 type tagKeyRow struct {
 	key                   string
@@ -406,7 +407,7 @@ func (t *issueTags) values(ctx context.Context, key string, limit, offset int) (
 }
 
 // GetIssue returns an issue with the top values of its tags.
-func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+func (s *LocalStore) GetIssue(ctx context.Context, in backend.GetIssueInput) (*backend.IssueDetail, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
@@ -426,15 +427,15 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 	users, _ := tags.key("user")
 	is.users = users.uniq
 	keys := tags.keys
-	v := &viewer{page: in.page}
-	out := &IssueDetail{Issue: viewLocalIssue(v, is), Notice: s.notice(ctx)}
+	v := &backend.Viewer{Page: in.Page}
+	out := &backend.IssueDetail{Issue: viewLocalIssue(v, is), Notice: s.notice(ctx)}
 	rank := func(k string) int {
-		for i, p := range priorityTags {
+		for i, p := range backend.PriorityTags {
 			if p == k {
 				return i
 			}
 		}
-		return len(priorityTags)
+		return len(backend.PriorityTags)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		ri, rj := rank(keys[i].key), rank(keys[j].key)
@@ -446,22 +447,22 @@ func (s *LocalStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDeta
 		}
 		return keys[i].key < keys[j].key
 	})
-	if len(keys) > topTagKeys {
-		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", topTagKeys, len(keys)))
-		keys = keys[:topTagKeys]
+	if len(keys) > backend.TopTagKeys {
+		out.Cut(fmt.Sprintf("%d of %d tag keys shown: get_tag_values lists the values of any key", backend.TopTagKeys, len(keys)))
+		keys = keys[:backend.TopTagKeys]
 	}
 	for _, k := range keys {
-		vals, err := tags.values(ctx, k.key, topTagValues, 0)
+		vals, err := tags.values(ctx, k.key, backend.TopTagValues, 0)
 		if err != nil {
 			return nil, queryFailed("get issue", err)
 		}
-		sum := TagSummary{Key: v.text(k.key, capName), TotalValues: k.total, UniqueValues: k.uniq, TopValues: []TagValue{}}
+		sum := backend.TagSummary{Key: v.Text(k.key, backend.CapName), TotalValues: k.total, UniqueValues: k.uniq, TopValues: []backend.TagValue{}}
 		for _, tv := range vals {
-			sum.TopValues = append(sum.TopValues, v.countedTagValue(k.key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
+			sum.TopValues = append(sum.TopValues, v.CountedTagValue(k.key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
 		}
 		out.Tags = append(out.Tags, sum)
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
@@ -471,15 +472,15 @@ type tagValueRow struct {
 }
 
 // GetEvent reads one event of an issue.
-func (s *LocalStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
+func (s *LocalStore) GetEvent(ctx context.Context, in backend.GetEventInput) (*backend.Event, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	opts, err := resolveViewOptions(in)
+	opts, err := backend.ResolveViewOptions(in)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := normalizeEventRef(in.EventID)
+	ref, err := backend.NormalizeEventRef(in.EventID)
 	if err != nil {
 		return nil, err
 	}
@@ -498,27 +499,27 @@ func (s *LocalStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, er
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		if ref == "latest" || ref == "oldest" {
-			return nil, fmt.Errorf("%w: the events of issue %s were dropped by retention just now", ErrNotFound, in.IssueID)
+			return nil, fmt.Errorf("%w: the events of issue %s were dropped by retention just now", backend.ErrNotFound, in.IssueID)
 		}
-		return nil, fmt.Errorf("%w: issue %s has no event %s: take an id from list_issue_events", ErrNotFound, in.IssueID, ref)
+		return nil, fmt.Errorf("%w: issue %s has no event %s: take an id from list_issue_events", backend.ErrNotFound, in.IssueID, ref)
 	}
 	if err != nil {
 		return nil, queryFailed("get event", err)
 	}
-	var e eventData
+	var e event.Event
 	if err := json.Unmarshal(body, &e); err != nil {
-		return nil, fmt.Errorf("%w: the stored event is unreadable: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: the stored event is unreadable: %v", backend.ErrUnavailable, err)
 	}
 	e.IssueID = is.id
-	return viewEvent(&e, opts), nil
+	return backend.ViewEvent(&e, opts), nil
 }
 
 // ListIssueEvents lists an issue's events newest first (by event time), keyset-paged.
-func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+func (s *LocalStore) ListIssueEvents(ctx context.Context, in backend.ListIssueEventsInput) (*backend.EventList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -541,8 +542,8 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 		return nil, queryFailed("list issue events", err)
 	}
 	defer rows.Close()
-	v := &viewer{page: in.page}
-	out := &EventList{Events: []EventSummary{}, Notice: s.notice(ctx)}
+	v := &backend.Viewer{Page: in.Page}
+	out := &backend.EventList{Events: []backend.EventSummary{}, Notice: s.notice(ctx)}
 	var lastTS, lastRow int64
 	more := false
 	for rows.Next() {
@@ -556,15 +557,15 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 			return nil, queryFailed("list issue events", err)
 		}
 		lastTS, lastRow = ts, n
-		out.Events = append(out.Events, EventSummary{
+		out.Events = append(out.Events, backend.EventSummary{
 			ID:          id,
-			Timestamp:   fmtTime(nsTime(ts)),
-			Title:       v.secretText(is.title, capTitle),
-			Message:     v.secretText(message, capTitle),
-			Level:       v.text(level, capName),
-			Environment: v.tagValue("environment", env),
-			Release:     v.tagValue("release", release),
-			User:        v.tagValue("user", user),
+			Timestamp:   backend.FormatTime(nsTime(ts)),
+			Title:       v.SecretText(is.title, backend.CapTitle),
+			Message:     v.SecretText(message, backend.CapTitle),
+			Level:       v.Text(level, backend.CapName),
+			Environment: v.TagValue("environment", env),
+			Release:     v.TagValue("release", release),
+			User:        v.TagValue("user", user),
 		})
 	}
 	if err := rows.Err(); err != nil {
@@ -579,19 +580,19 @@ func (s *LocalStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInpu
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, TS: lastTS, Row: lastRow})
 		out.Cut(fmt.Sprintf("%d older events: call again with cursor set to nextCursor", older))
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }
 
 // GetTagValues lists one tag's values across an issue's stored events.
-func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+func (s *LocalStore) GetTagValues(ctx context.Context, in backend.GetTagValuesInput) (*backend.TagValueList, error) {
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(in.Key) == "" || len(in.Key) > ingestMaxTagKey {
-		return nil, fmt.Errorf("%w: key is required: a tag key such as environment or release (get_issue lists an issue's keys)", ErrInvalidInput)
+	if strings.TrimSpace(in.Key) == "" || len(in.Key) > event.MaxTagKey {
+		return nil, fmt.Errorf("%w: key is required: a tag key such as environment or release (get_issue lists an issue's keys)", backend.ErrInvalidInput)
 	}
-	limit, err := resolveLimit(in.Limit)
+	limit, err := backend.ResolveLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -611,8 +612,8 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 			keys = append(keys, k.key)
 		}
 		sort.Strings(keys)
-		list := (&viewer{}).text(strings.Join(keys, ", "), 2000)
-		return nil, fmt.Errorf("%w: issue %s has no tag %q; its tags are: %s", ErrNotFound, in.IssueID, truncateForError(in.Key), list)
+		list := (&backend.Viewer{}).Text(strings.Join(keys, ", "), 2000)
+		return nil, fmt.Errorf("%w: issue %s has no tag %q; its tags are: %s", backend.ErrNotFound, in.IssueID, backend.TruncateForError(in.Key), list)
 	}
 	scope := cursorScope("tagvalues", is.id, in.Key)
 	cur, err := decodeCursor(in.Cursor, scope)
@@ -623,10 +624,10 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if err != nil {
 		return nil, queryFailed("get tag values", err)
 	}
-	v := &viewer{}
-	out := &TagValueList{Key: v.text(in.Key, capName), TotalValues: k.total, UniqueValues: k.uniq, Values: []TagValue{}}
+	v := &backend.Viewer{}
+	out := &backend.TagValueList{Key: v.Text(in.Key, backend.CapName), TotalValues: k.total, UniqueValues: k.uniq, Values: []backend.TagValue{}}
 	for _, tv := range vals {
-		out.Values = append(out.Values, v.countedTagValue(in.Key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
+		out.Values = append(out.Values, v.CountedTagValue(in.Key, tv.value, tv.n, nsTime(tv.first), nsTime(tv.last)))
 	}
 	if end := cur.Offset + len(vals); int64(end) < k.uniq {
 		out.NextCursor = encodeCursor(localCursor{Scope: scope, Offset: end})
@@ -635,6 +636,6 @@ func (s *LocalStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*T
 	if k.overflow > 0 {
 		out.Cut(fmt.Sprintf("%d events had values beyond the first %d distinct values counted for this issue", k.overflow, maxTagValuesPerIssue))
 	}
-	v.finish(&out.Truncation)
+	v.Finish(&out.Truncation)
 	return out, nil
 }

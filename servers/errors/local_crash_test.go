@@ -17,6 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 )
 
@@ -65,9 +69,9 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 			defer wg.Done()
 			for i := 0; !stop.Load() && i < 100000; i++ {
 				if i%2 == 0 {
-					chargeCard(hub)
+					errorstest.ChargeCard(hub)
 				} else {
-					loadCart(hub, fmt.Sprintf("user-%d", i))
+					errorstest.LoadCart(hub, fmt.Sprintf("user-%d", i))
 				}
 			}
 		}()
@@ -102,19 +106,19 @@ func TestLocalStoreSurvivesSIGKILL(t *testing.T) {
 	// A sample of the acknowledged events reads back whole.
 	ctx := context.Background()
 	for _, id := range acked[:5] {
-		got, err := store.GetEvent(ctx, GetEventInput{IssueID: store.issueOfEvent(t, id), EventID: id})
+		got, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: store.issueOfEvent(t, id), EventID: id})
 		if err != nil || got.ID != id || len(got.Exceptions) == 0 {
 			t.Errorf("GetEvent(%s) = %+v, %v", id, got, err)
 		}
 	}
 	// And the reopened store keeps accepting events.
 	_, dsn2 := startIngest(t, store)
-	hub := newTestHub(t, dsn2, "after-restart", nil)
-	chargeCard(hub)
+	hub := errorstest.NewTestHub(t, dsn2, "after-restart", nil)
+	errorstest.ChargeCard(hub)
 	if !hub.Flush(10 * time.Second) {
 		t.Fatal("flush after restart failed")
 	}
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{Environment: []string{"after-restart"}})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Environment: []string{"after-restart"}})
 	if err != nil || len(res.Issues) != 1 {
 		t.Fatalf("after restart: %+v, %v; want one issue", res, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -37,10 +39,10 @@ func decodeCursor(s string, scope uint32) (localCursor, error) {
 		return localCursor{Scope: scope}, nil
 	}
 	if err := mcpkit.DecodeCursorState(s, &c); err != nil || c.Offset < 0 {
-		return c, fmt.Errorf("%w: cursor %q is not a cursor this server returned: pass nextCursor from the previous page unchanged, or leave it out for the first page", ErrInvalidInput, truncateForError(s))
+		return c, fmt.Errorf("%w: cursor %q is not a cursor this server returned: pass nextCursor from the previous page unchanged, or leave it out for the first page", backend.ErrInvalidInput, backend.TruncateForError(s))
 	}
 	if c.Scope != scope {
-		return c, fmt.Errorf("%w: cursor belongs to a different request: repeat the previous page's other arguments unchanged with it, or leave it out to start over", ErrInvalidInput)
+		return c, fmt.Errorf("%w: cursor belongs to a different request: repeat the previous page's other arguments unchanged with it, or leave it out to start over", backend.ErrInvalidInput)
 	}
 	return c, nil
 }

@@ -2,70 +2,22 @@ package errorserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The call sites below are what grouping must tell apart: each function is one place
-// in the code, so each is one issue however often it runs.
-
-var errCartMissing = errors.New("cart missing")
-
-// chargeCard reports "card declined" and returns the line of the capture.
-func chargeCard(hub *sentry.Hub) int {
-	_, _, line, _ := runtime.Caller(0)
-	hub.CaptureException(errors.New("card declined"))
-	return line + 1
-}
-
-// loadCart reports a wrapped error: a chain of two exceptions.
-func loadCart(hub *sentry.Hub, user string) {
-	hub.CaptureException(fmt.Errorf("load cart of %s: %w", user, errCartMissing))
-}
-
-// explode panics with a runtime error and reports it from a deferred recover.
-func explode(hub *sentry.Hub) {
-	defer func() {
-		if r := recover(); r != nil {
-			hub.Recover(r)
-		}
-	}()
-	var counts map[string]int
-	counts["boom"]++
-}
-
-func newTestHub(t *testing.T, dsn, env string, configure func(*sentry.Scope)) *sentry.Hub {
-	t.Helper()
-	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn:              dsn,
-		Environment:      env,
-		Release:          "shop@1.2.3",
-		ServerName:       "web-1",
-		AttachStacktrace: true,
-		// With PII on, the SDK sends Authorization and Cookie headers as they are:
-		// the store must redact them itself.
-		SendDefaultPII: true,
-	})
-	if err != nil {
-		t.Fatalf("sentry.NewClient: %v", err)
-	}
-	scope := sentry.NewScope()
-	scope.SetTag("tenant", "acme")
-	scope.SetUser(sentry.User{ID: "u-1"})
-	if configure != nil {
-		configure(scope)
-	}
-	return sentry.NewHub(client, scope)
-}
 
 func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	ctx := context.Background()
@@ -73,7 +25,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	defer store.Close()
 	_, dsn := startIngest(t, store)
 
-	staging := newTestHub(t, dsn, "staging", func(s *sentry.Scope) {
+	staging := errorstest.NewTestHub(t, dsn, "staging", func(s *sentry.Scope) {
 		req, _ := http.NewRequest(http.MethodPost, "https://shop.example/checkout?token=tok_live_123&step=2", nil)
 		req.Header.Set("Authorization", "Bearer sk_live_abcdefghijkl")
 		req.Header.Set("Cookie", "session=s3cr3t")
@@ -81,7 +33,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		s.SetRequest(req)
 		s.SetContext("payment", sentry.Context{"card_token": "tok_visa_4242", "amount": 42})
 	})
-	production := newTestHub(t, dsn, "production", nil)
+	production := errorstest.NewTestHub(t, dsn, "production", nil)
 	staging.AddBreadcrumb(&sentry.Breadcrumb{Category: "http", Message: "POST /login password=hunter2", Data: map[string]any{"api_key": "k-123", "status": 500}}, nil)
 
 	flush := func(name string, hub *sentry.Hub) {
@@ -91,20 +43,20 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 	var chargeLine int
 	for range 3 {
-		chargeLine = chargeCard(staging)
+		chargeLine = errorstest.ChargeCard(staging)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	flush("staging", staging) // so bob's event is the issue's latest, which titles it
-	loadCart(staging, "bob")
+	errorstest.LoadCart(staging, "bob")
 	staging.CaptureMessage("inventory low")
 	staging.CaptureMessage("inventory low") // a second call site, same message: same issue
 	staging.CaptureMessage("payment provider slow")
-	explode(staging)
+	errorstest.Explode(staging)
 	flush("staging", staging)
-	chargeCard(production) // after the staging events: the latest of its issue
+	errorstest.ChargeCard(production) // after the staging events: the latest of its issue
 	flush("production", production)
 
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "1h", Sort: "freq"})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "1h", Sort: "freq"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +112,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		{query: "error.type:*wrapError", want: []string{"*fmt.wrapError: load cart of bob: cart missing"}},
 		{query: "is:resolved", want: nil},
 	} {
-		got, err := store.SearchIssues(ctx, SearchIssuesInput{Query: tc.query, Environment: tc.env})
+		got, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: tc.query, Environment: tc.env})
 		if err != nil {
 			t.Errorf("SearchIssues(%q): %v", tc.query, err)
 			continue
@@ -176,7 +128,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The issue's tag summary counts environments, tenants, users and the release.
-	detail, err := store.GetIssue(ctx, GetIssueInput{IssueID: charge})
+	detail, err := store.GetIssue(ctx, backend.GetIssueInput{IssueID: charge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +156,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The latest event: frames point at the capture line, in-app first, with source.
-	ev, err := store.GetEvent(ctx, GetEventInput{IssueID: charge})
+	ev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: charge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,10 +167,10 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		t.Fatalf("latest event exceptions = %+v", ev.Exceptions)
 	}
 	top := ev.Exceptions[0].Frames[0]
-	if !top.InApp || top.Function != "chargeCard" || top.Line != chargeLine || !strings.HasSuffix(top.File, "local_e2e_test.go") {
-		t.Errorf("first frame = %+v, want in-app chargeCard at local_e2e_test.go:%d", top, chargeLine)
+	if !top.InApp || top.Function != "chargeCard" || top.Line != chargeLine || !strings.HasSuffix(top.File, "errorstest.go") {
+		t.Errorf("first frame = %+v, want in-app chargeCard at errorstest.go:%d", top, chargeLine)
 	}
-	var current *ContextLine
+	var current *backend.ContextLine
 	for i, c := range top.Context {
 		if c.Current {
 			current = &top.Context[i]
@@ -237,7 +189,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// A staging event carries the request, breadcrumbs and contexts, redacted.
-	list, err := store.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: charge, Limit: 3})
+	list, err := store.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: charge, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,25 +199,25 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if list.Events[0].Environment != "production" {
 		t.Errorf("newest event first: got environment %q", list.Events[0].Environment)
 	}
-	rest, err := store.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: charge, Limit: 3, Cursor: list.NextCursor})
+	rest, err := store.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: charge, Limit: 3, Cursor: list.NextCursor})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rest.Events) != 1 || rest.NextCursor != "" {
 		t.Errorf("second page: %d events, cursor %q; want 1 and none", len(rest.Events), rest.NextCursor)
 	}
-	sev, err := store.GetEvent(ctx, GetEventInput{IssueID: charge, EventID: rest.Events[0].ID})
+	sev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: charge, EventID: rest.Events[0].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sev.Request == nil {
 		t.Fatal("staging event has no request")
 	}
-	wantReq := &Request{
+	wantReq := &backend.Request{
 		Method:  "POST",
 		URL:     "http://shop.example/checkout", // the SDK rebuilds it from a request without TLS
-		Query:   map[string]string{"step": "2", "token": Redacted},
-		Headers: map[string]string{"Authorization": Redacted, "Cookie": Redacted, "Accept": "text/html"},
+		Query:   map[string]string{"step": "2", "token": event.Redacted},
+		Headers: map[string]string{"Authorization": event.Redacted, "Cookie": event.Redacted, "Accept": "text/html"},
 	}
 	if diff := cmp.Diff(wantReq.Query, sev.Request.Query); diff != "" {
 		t.Errorf("request query (-want +got):\n%s", diff)
@@ -278,19 +230,19 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if sev.Request.URL != wantReq.URL || sev.Request.Method != wantReq.Method {
 		t.Errorf("request %s %s, want %s %s", sev.Request.Method, sev.Request.URL, wantReq.Method, wantReq.URL)
 	}
-	if got := sev.Contexts["payment"]; got["card_token"] != Redacted || got["amount"] != "42" {
+	if got := sev.Contexts["payment"]; got["card_token"] != event.Redacted || got["amount"] != "42" {
 		t.Errorf("payment context = %v, want card_token redacted and amount 42", got)
 	}
 	if len(sev.Breadcrumbs) == 0 {
 		t.Fatal("staging event has no breadcrumbs")
 	}
 	crumb := sev.Breadcrumbs[len(sev.Breadcrumbs)-1]
-	if crumb.Message != "POST /login password="+Redacted || crumb.Data["api_key"] != Redacted || crumb.Data["status"] != "500" {
+	if crumb.Message != "POST /login password="+event.Redacted || crumb.Data["api_key"] != event.Redacted || crumb.Data["status"] != "500" {
 		t.Errorf("breadcrumb = %+v, want the password and api_key redacted", crumb)
 	}
 
 	// A wrapped error is a chain: the reported error first, then its cause.
-	wrapped, err := store.GetEvent(ctx, GetEventInput{IssueID: titles["*fmt.wrapError: load cart of bob: cart missing"]})
+	wrapped, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles["*fmt.wrapError: load cart of bob: cart missing"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +255,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// The recovered panic points at the function that panicked.
-	pev, err := store.GetEvent(ctx, GetEventInput{IssueID: titles[panicTitle]})
+	pev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles[panicTitle]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +270,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	}
 
 	// Message events carry the stack the SDK attached.
-	mev, err := store.GetEvent(ctx, GetEventInput{IssueID: titles["inventory low"]})
+	mev, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: titles["inventory low"]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +278,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 		t.Errorf("message event message=%q stack=%d frames: want the message and an in-app stack", mev.Message, len(mev.Stacktrace))
 	}
 
-	tv, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: charge, Key: "environment"})
+	tv, err := store.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: charge, Key: "environment"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +301,7 @@ func TestLocalEndToEndWithSentryGo(t *testing.T) {
 	if diff := cmp.Diff(before, allEventIDs(t, reopened)); diff != "" {
 		t.Errorf("events after reopen (-before +after):\n%s", diff)
 	}
-	again, err := reopened.GetIssue(ctx, GetIssueInput{IssueID: charge})
+	again, err := reopened.GetIssue(ctx, backend.GetIssueInput{IssueID: charge})
 	if err != nil || again.Count != 4 {
 		t.Errorf("after reopen GetIssue = %v, %v; want count 4", again, err)
 	}

@@ -14,6 +14,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // lockIngest takes the data directory's ingest lock: the process that holds it is the
@@ -54,7 +58,7 @@ func checkLegacyUnlocked(dataDir string) error {
 	}
 	defer f.Close()
 	if err := tryLock(f); err != nil {
-		return fmt.Errorf("%w: an earlier version of mcp-server-errors is running on %s (its event log %s is locked): stop it, then start this version, which imports its events", ErrConfig, dataDir, filepath.Join(dataDir, legacyDir))
+		return fmt.Errorf("%w: an earlier version of mcp-server-errors is running on %s (its event log %s is locked): stop it, then start this version, which imports its events", backend.ErrConfig, dataDir, filepath.Join(dataDir, legacyDir))
 	}
 	return nil
 }
@@ -91,7 +95,7 @@ func (s *LocalStore) importLegacy() error {
 			if len(data) < len(legacyMagic) {
 				continue
 			}
-			return fmt.Errorf("%w: %s is not an event log segment of an earlier version: move it out of %s, then start again", ErrConfig, name, dir)
+			return fmt.Errorf("%w: %s is not an event log segment of an earlier version: move it out of %s, then start again", backend.ErrConfig, name, dir)
 		}
 		for off := len(legacyMagic); off < len(data); {
 			payload, at, size, ok := decodeLegacyRecord(data[off:])
@@ -176,7 +180,7 @@ func decodeLegacyRecord(b []byte) (payload []byte, at time.Time, size int, ok bo
 
 // decodeLegacyEvent reads an earlier version's stored event: a format byte (1), the
 // length of a summary (uvarint), the summary, then the whole event as JSON.
-func decodeLegacyEvent(b []byte) (*eventData, error) {
+func decodeLegacyEvent(b []byte) (*event.Event, error) {
 	if len(b) < 2 || b[0] != 1 {
 		return nil, errors.New("unknown stored event format")
 	}
@@ -184,7 +188,7 @@ func decodeLegacyEvent(b []byte) (*eventData, error) {
 	if k <= 0 || n > uint64(len(b)-1-k) {
 		return nil, errors.New("bad summary length")
 	}
-	var e eventData
+	var e event.Event
 	if err := json.Unmarshal(b[1+k+int(n):], &e); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 )
 
 // IngestLock is a data directory's ingest lock, taken ahead of OpenLocal (see
@@ -43,7 +45,7 @@ type OpeningStore struct {
 	err   error
 }
 
-var _ Backend = (*OpeningStore)(nil)
+var _ backend.Backend = (*OpeningStore)(nil)
 
 // NewOpeningStore returns a store that is opening; call Opened once when it has.
 func NewOpeningStore() *OpeningStore { return &OpeningStore{done: make(chan struct{})} }
@@ -59,7 +61,7 @@ func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
 	select {
 	case <-o.done:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: the local store is still opening: %w", ErrUnavailable, ctx.Err())
+		return nil, fmt.Errorf("%w: the local store is still opening: %w", backend.ErrUnavailable, ctx.Err())
 	}
 	if o.err != nil {
 		return nil, fmt.Errorf("the local store could not be opened: %w", o.err)
@@ -68,32 +70,32 @@ func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
 }
 
 // ListProjects waits for the store, then lists its projects.
-func (o *OpeningStore) ListProjects(ctx context.Context, in ListProjectsInput) (*ProjectList, error) {
+func (o *OpeningStore) ListProjects(ctx context.Context, in backend.ListProjectsInput) (*backend.ProjectList, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).ListProjects)
 }
 
 // SearchIssues waits for the store, then searches it.
-func (o *OpeningStore) SearchIssues(ctx context.Context, in SearchIssuesInput) (*IssueList, error) {
+func (o *OpeningStore) SearchIssues(ctx context.Context, in backend.SearchIssuesInput) (*backend.IssueList, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).SearchIssues)
 }
 
 // GetIssue waits for the store, then reads the issue.
-func (o *OpeningStore) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+func (o *OpeningStore) GetIssue(ctx context.Context, in backend.GetIssueInput) (*backend.IssueDetail, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).GetIssue)
 }
 
 // GetEvent waits for the store, then reads the event.
-func (o *OpeningStore) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
+func (o *OpeningStore) GetEvent(ctx context.Context, in backend.GetEventInput) (*backend.Event, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).GetEvent)
 }
 
 // ListIssueEvents waits for the store, then lists the issue's events.
-func (o *OpeningStore) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+func (o *OpeningStore) ListIssueEvents(ctx context.Context, in backend.ListIssueEventsInput) (*backend.EventList, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).ListIssueEvents)
 }
 
 // GetTagValues waits for the store, then counts the tag's values.
-func (o *OpeningStore) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+func (o *OpeningStore) GetTagValues(ctx context.Context, in backend.GetTagValuesInput) (*backend.TagValueList, error) {
 	return whenOpen(ctx, o, in, (*LocalStore).GetTagValues)
 }
 

@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/internal/lazyregexp"
 )
 
 // The local store answers this subset of Sentry's issue search syntax. Terms are
@@ -70,7 +74,7 @@ var isValues = map[string]bool{
 	"for_review": false, "regressed": false, "escalating": false, "muted": false,
 }
 
-var keyPattern = lazyMustCompile(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
+var keyPattern = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_.\-]*$`)
 
 // parseQuery parses a search query into terms, or says what is wrong with it.
 func parseQuery(q string, now time.Time) ([]queryTerm, error) {
@@ -84,10 +88,10 @@ func parseQuery(q string, now time.Time) ([]queryTerm, error) {
 		case "AND":
 			continue
 		case "OR":
-			return nil, fmt.Errorf("%w: OR is not supported by the local store: all terms must hold; run one search per alternative or use key:[a,b]", ErrInvalidInput)
+			return nil, fmt.Errorf("%w: OR is not supported by the local store: all terms must hold; run one search per alternative or use key:[a,b]", backend.ErrInvalidInput)
 		}
 		if strings.HasPrefix(tok, "(") || strings.HasSuffix(tok, ")") {
-			return nil, fmt.Errorf("%w: parentheses are not supported by the local store: write terms separated by spaces", ErrInvalidInput)
+			return nil, fmt.Errorf("%w: parentheses are not supported by the local store: write terms separated by spaces", backend.ErrInvalidInput)
 		}
 		t, err := parseTerm(tok, now)
 		if err != nil {
@@ -124,10 +128,10 @@ func tokenize(q string) ([]string, error) {
 		}
 	}
 	if inQuote {
-		return nil, fmt.Errorf("%w: query has an unclosed double quote", ErrInvalidInput)
+		return nil, fmt.Errorf("%w: query has an unclosed double quote", backend.ErrInvalidInput)
 	}
 	if inBracket {
-		return nil, fmt.Errorf("%w: query has an unclosed [ list", ErrInvalidInput)
+		return nil, fmt.Errorf("%w: query has an unclosed [ list", backend.ErrInvalidInput)
 	}
 	if cur.Len() > 0 {
 		toks = append(toks, cur.String())
@@ -155,7 +159,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 	}
 	values := splitValues(value)
 	if len(values) == 0 {
-		return t, fmt.Errorf("%w: %s: has no value: write %s:value", ErrInvalidInput, key, key)
+		return t, fmt.Errorf("%w: %s: has no value: write %s:value", backend.ErrInvalidInput, key, key)
 	}
 	t.key = key
 	switch key {
@@ -163,7 +167,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 		v := strings.ToLower(values[0])
 		known, ok := isValues[v]
 		if !ok {
-			return t, fmt.Errorf("%w: is:%s is not supported by the local store: use is:unresolved (every local issue) or another filter", ErrInvalidInput, v)
+			return t, fmt.Errorf("%w: is:%s is not supported by the local store: use is:unresolved (every local issue) or another filter", backend.ErrInvalidInput, v)
 		}
 		t.kind, t.constant = termConst, known
 	case "has":
@@ -177,7 +181,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 	case "error.handled", "error.unhandled":
 		b, err := strconv.ParseBool(values[0])
 		if err != nil {
-			return t, fmt.Errorf("%w: %s:%s is not true or false", ErrInvalidInput, key, values[0])
+			return t, fmt.Errorf("%w: %s:%s is not true or false", backend.ErrInvalidInput, key, values[0])
 		}
 		if key == "error.unhandled" {
 			b = !b
@@ -198,7 +202,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 		op, rest := splitOp(values[0])
 		n, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil {
-			return t, fmt.Errorf("%w: %s:%s is not a comparison with a number such as %s:>10", ErrInvalidInput, key, values[0], key)
+			return t, fmt.Errorf("%w: %s:%s is not a comparison with a number such as %s:>10", backend.ErrInvalidInput, key, values[0], key)
 		}
 		t.kind, t.op, t.num = termCount, op, n
 	case "age", "firstSeen", "first_seen", "lastSeen", "last_seen":
@@ -293,9 +297,9 @@ func splitOp(v string) (op, rest string) {
 // >2026-05-01 / <2026-05-01T12:00:00Z.
 func parseTimeFilter(key, v string, now time.Time) (time.Time, string, error) {
 	if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
-		d, err := parsePeriod(v[1:])
+		d, err := backend.ParsePeriod(v[1:])
 		if err != nil {
-			return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h (within the last 24 hours) or +7d (longer ago than 7 days)", ErrInvalidInput, key, v)
+			return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h (within the last 24 hours) or +7d (longer ago than 7 days)", backend.ErrInvalidInput, key, v)
 		}
 		if v[0] == '-' {
 			return now.Add(-d), ">=", nil
@@ -303,9 +307,9 @@ func parseTimeFilter(key, v string, now time.Time) (time.Time, string, error) {
 		return now.Add(-d), "<", nil
 	}
 	op, rest := splitOp(v)
-	at, err := parseInstant(key, rest)
+	at, err := backend.ParseInstant(key, rest)
 	if err != nil {
-		return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h, +7d or a comparison with a time such as >2026-05-01", ErrInvalidInput, key, v)
+		return time.Time{}, "", fmt.Errorf("%w: %s:%s: give -24h, +7d or a comparison with a time such as >2026-05-01", backend.ErrInvalidInput, key, v)
 	}
 	return at, op, nil
 }

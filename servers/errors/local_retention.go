@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 )
 
 // Retention drops the oldest events by event time: those older than MaxAge, and while
@@ -254,7 +256,7 @@ func (w *writer) drop(ctx context.Context, pick string, args []any, reason strin
 		}
 	}
 	w.s.logger.Info("local store: retention dropped the oldest events", "events", dropped, "bytes", bytes, "issues_emptied", emptied,
-		"reason", reason, "oldest", fmtTime(time.Unix(0, oldest)), "newest", fmtTime(time.Unix(0, newest)))
+		"reason", reason, "oldest", backend.FormatTime(time.Unix(0, oldest)), "newest", backend.FormatTime(time.Unix(0, newest)))
 	return int(dropped), nil
 }
 
@@ -296,5 +298,5 @@ func (s *LocalStore) notice(ctx context.Context) string {
 		return ""
 	}
 	return fmt.Sprintf("%d events were dropped by retention (oldest first; last drop at %s because %s): counts and first-seen times cover the events still stored",
-		st.DroppedEvents, fmtTime(st.LastDrop), st.LastReason)
+		st.DroppedEvents, backend.FormatTime(st.LastDrop), st.LastReason)
 }

@@ -3,6 +3,8 @@ package errorserver
 import (
 	"context"
 	"fmt"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 )
 
 // The store's schema. Times are Unix nanoseconds; "event time" is the time an event
@@ -103,7 +105,7 @@ func (s *LocalStore) migrate() error {
 		return fmt.Errorf("%s is not a database this server can read (%v): move it out of the data directory", s.path, err)
 	}
 	if version > SchemaVersion {
-		return fmt.Errorf("%w: %s has schema version %d, newer than this server's %d: run the newer mcp-server-errors that wrote it, or give this one another --data directory", ErrConfig, s.path, version, SchemaVersion)
+		return fmt.Errorf("%w: %s has schema version %d, newer than this server's %d: run the newer mcp-server-errors that wrote it, or give this one another --data directory", backend.ErrConfig, s.path, version, SchemaVersion)
 	}
 	if version == SchemaVersion {
 		return nil

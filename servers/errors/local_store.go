@@ -2,9 +2,8 @@ package errorserver
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/subtle"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: binaries stay static and cgo-free
 )
@@ -92,7 +95,7 @@ type LocalStore struct {
 	closed    bool
 }
 
-var _ Backend = (*LocalStore)(nil)
+var _ backend.Backend = (*LocalStore)(nil)
 
 // OpenLocal opens (or creates) the store in cfg.DataDir. Unless cfg.ReadOnly it takes
 // the data directory's ingest lock (ErrIngestedElsewhere when another process holds
@@ -100,7 +103,7 @@ var _ Backend = (*LocalStore)(nil)
 // retention and starts the writer.
 func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 	if strings.TrimSpace(cfg.DataDir) == "" {
-		return nil, fmt.Errorf("%w: the local store needs a data directory (--data DIR)", ErrConfig)
+		return nil, fmt.Errorf("%w: the local store needs a data directory (--data DIR)", backend.ErrConfig)
 	}
 	var keys [][]byte
 	for _, k := range cfg.PublicKeys {
@@ -109,7 +112,7 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		}
 	}
 	if len(keys) == 0 && !cfg.ReadOnly {
-		return nil, fmt.Errorf("%w: the local store needs at least one DSN public key to accept events with", ErrConfig)
+		return nil, fmt.Errorf("%w: the local store needs at least one DSN public key to accept events with", backend.ErrConfig)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -221,7 +224,7 @@ func (s *LocalStore) Promote() (bool, error) {
 		return false, errStoreClosed
 	}
 	if len(s.keys) == 0 {
-		return false, fmt.Errorf("%w: the store has no DSN key to accept events with", ErrConfig)
+		return false, fmt.Errorf("%w: the store has no DSN key to accept events with", backend.ErrConfig)
 	}
 	lock, err := lockIngest(s.cfg.DataDir)
 	if errors.Is(err, ErrIngestedElsewhere) {
@@ -273,7 +276,7 @@ func openDB(path string, writer bool) (*sql.DB, error) {
 	db.SetMaxIdleConns(4)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w: open the store's database %s: %v: if it is not this server's database, move it out of the data directory", ErrConfig, path, err)
+		return nil, fmt.Errorf("%w: open the store's database %s: %v: if it is not this server's database, move it out of the data directory", backend.ErrConfig, path, err)
 	}
 	return db, nil
 }
@@ -317,7 +320,7 @@ func (s *LocalStore) Close() error {
 // the ingesting process serves, so that readers can tell the model where to send).
 func (s *LocalStore) SetMeta(key, value string) error {
 	if s.w.Load() == nil {
-		return fmt.Errorf("%w: a read-only store cannot record %s", ErrConfig, key)
+		return fmt.Errorf("%w: a read-only store cannot record %s", backend.ErrConfig, key)
 	}
 	_, err := s.wdb.Exec(`INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
@@ -330,14 +333,33 @@ func (s *LocalStore) Meta(key string) string {
 	return v
 }
 
-// ingest stores events durably and counts them into their issues; it returns once
+// AcceptsKey reports whether key is one of the DSN public keys the store accepts
+// events with (ingest.Sink), in constant time.
+func (s *LocalStore) AcceptsKey(key string) bool {
+	ok := 0
+	for _, k := range s.keys {
+		ok |= subtle.ConstantTimeCompare(k, []byte(key))
+	}
+	return ok == 1
+}
+
+// MaxBodyBytes bounds an ingest request body (LocalConfig.MaxBodyBytes; ingest.Sink).
+func (s *LocalStore) MaxBodyBytes() int64 { return s.cfg.MaxBodyBytes }
+
+// Logger receives the store's and its ingest endpoint's reports (ingest.Sink).
+func (s *LocalStore) Logger() *slog.Logger { return s.logger }
+
+// Now is the store's clock, by which events are received (ingest.Sink).
+func (s *LocalStore) Now() time.Time { return s.now() }
+
+// Ingest stores events durably and counts them into their issues; it returns once
 // they are committed (fsynced). Events whose id is already stored are acknowledged
 // without a second copy. The work that needs no lock (grouping, encoding) is done
 // here, in the caller's goroutine; the writer only runs the SQL.
-func (s *LocalStore) ingest(ctx context.Context, events []*eventData) error {
+func (s *LocalStore) Ingest(ctx context.Context, events []*event.Event) error {
 	w := s.w.Load()
 	if w == nil {
-		return fmt.Errorf("%w: this store is open to read only", ErrUnavailable)
+		return fmt.Errorf("%w: this store is open to read only", backend.ErrUnavailable)
 	}
 	received := s.now()
 	prepared := make([]*preparedEvent, 0, len(events))
@@ -367,10 +389,4 @@ func (s *LocalStore) fileTime(ts, received time.Time) (time.Time, bool) {
 		return received, true
 	}
 	return ts, false
-}
-
-func newEventID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

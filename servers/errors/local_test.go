@@ -12,22 +12,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 // ingestTestEvents stores n events directly (no HTTP), spread over issues by fn.
 func ingestTestEvents(t testing.TB, s *LocalStore, from, n int, fn func(i int) (excType, function string, tags map[string]string)) {
 	t.Helper()
-	var batch []*eventData
+	var batch []*event.Event
 	for i := from; i < from+n; i++ {
 		typ, function, tags := fn(i)
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i), typ, fmt.Sprintf("value %d", i), function, tags)), "42", s.now(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		batch = append(batch, e)
 	}
-	if err := s.ingest(context.Background(), batch); err != nil {
+	if err := s.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -52,7 +58,7 @@ func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
 	advance(time.Hour)
 	ingestTestEvents(t, store, 300, 1, func(int) (string, string, map[string]string) { return "E", "fn4", nil })
 	ctx := context.Background()
-	culprits := func(l *IssueList) []string {
+	culprits := func(l *backend.IssueList) []string {
 		var out []string
 		for _, is := range l.Issues {
 			out = append(out, strings.TrimPrefix(is.Culprit, "shop/checkout in "))
@@ -69,7 +75,7 @@ func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
 		{"date", "90m", []string{"fn4", "fn2", "fn1", "fn0"}},
 		{"date", "30m", []string{"fn4"}},
 	} {
-		res, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: tc.sort, StatsPeriod: tc.period})
+		res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Sort: tc.sort, StatsPeriod: tc.period})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +84,7 @@ func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
 		}
 	}
 	// Counts are events in the window.
-	res, _ := store.SearchIssues(ctx, SearchIssuesInput{Sort: "freq", Start: now.Add(-3 * time.Hour).Format(time.RFC3339), End: now.Add(-90 * time.Minute).Format(time.RFC3339)})
+	res, _ := store.SearchIssues(ctx, backend.SearchIssuesInput{Sort: "freq", Start: now.Add(-3 * time.Hour).Format(time.RFC3339), End: now.Add(-90 * time.Minute).Format(time.RFC3339)})
 	if diff := cmp.Diff([]string{"fn3"}, culprits(res)); diff != "" || res.Issues[0].Count != 5 {
 		t.Errorf("absolute window: %v (-want +got):\n%s", res.Issues, diff)
 	}
@@ -87,7 +93,7 @@ func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
 	var pages [][]string
 	cursor := ""
 	for range 5 {
-		res, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: "freq", Limit: 2, Cursor: cursor})
+		res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Sort: "freq", Limit: 2, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,20 +108,20 @@ func TestLocalSearchSortsPagesAndBindsCursors(t *testing.T) {
 			t.Errorf("page with a next cursor: truncated=%v hint=%q", res.Truncated, res.Hint)
 		}
 		cursor = res.NextCursor
-		if _, err := store.SearchIssues(ctx, SearchIssuesInput{Sort: "date", Limit: 2, Cursor: cursor}); !errors.Is(err, ErrInvalidInput) {
+		if _, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Sort: "date", Limit: 2, Cursor: cursor}); !errors.Is(err, backend.ErrInvalidInput) {
 			t.Errorf("cursor reused with another sort: %v, want ErrInvalidInput", err)
 		}
 	}
 	if diff := cmp.Diff([][]string{{"fn3", "fn2"}, {"fn1", "fn0"}, {"fn4"}}, pages); diff != "" {
 		t.Errorf("pages (-want +got):\n%s", diff)
 	}
-	if _, err := store.SearchIssues(ctx, SearchIssuesInput{Cursor: "not-a-cursor!"}); !errors.Is(err, ErrInvalidInput) {
+	if _, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Cursor: "not-a-cursor!"}); !errors.Is(err, backend.ErrInvalidInput) {
 		t.Errorf("forged cursor: %v, want ErrInvalidInput", err)
 	}
-	if _, err := store.SearchIssues(ctx, SearchIssuesInput{Organization: "acme"}); !errors.Is(err, ErrNotFound) {
+	if _, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Organization: "acme"}); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("unknown organization: %v, want ErrNotFound", err)
 	}
-	ps, err := store.ListProjects(ctx, ListProjectsInput{})
+	ps, err := store.ListProjects(ctx, backend.ListProjectsInput{})
 	if err != nil || len(ps.Projects) != 1 || ps.Projects[0].ID != "42" || ps.Projects[0].Issues != 5 || ps.Projects[0].Events != 12 {
 		t.Errorf("ListProjects = %+v, %v; want project 42 with 5 issues and 12 events", ps, err)
 	}
@@ -128,24 +134,24 @@ func TestLocalIssueLookupsAndTagValuePages(t *testing.T) {
 		return "E", "pay", map[string]string{"shard": fmt.Sprintf("s%02d", i%7), "secret_token": "abc"}
 	})
 	ctx := context.Background()
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{})
 	if err != nil || len(res.Issues) != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
 	is := res.Issues[0]
-	byShort, err := store.GetIssue(ctx, GetIssueInput{IssueID: strings.ToLower(is.ShortID)})
+	byShort, err := store.GetIssue(ctx, backend.GetIssueInput{IssueID: strings.ToLower(is.ShortID)})
 	if err != nil || byShort.ID != is.ID {
 		t.Fatalf("lookup by short id %s: %v", is.ShortID, err)
 	}
 	for _, ts := range byShort.Tags {
-		if ts.Key == "secret_token" && (len(ts.TopValues) != 1 || ts.TopValues[0].Value != Redacted) {
+		if ts.Key == "secret_token" && (len(ts.TopValues) != 1 || ts.TopValues[0].Value != event.Redacted) {
 			t.Errorf("secret-looking tag stored as %+v, want its value redacted", ts.TopValues)
 		}
 	}
 	var all []string
 	cursor := ""
 	for range 10 {
-		tv, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: is.ID, Key: "shard", Limit: 3, Cursor: cursor})
+		tv, err := store.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: is.ID, Key: "shard", Limit: 3, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,17 +169,17 @@ func TestLocalIssueLookupsAndTagValuePages(t *testing.T) {
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("tag values most frequent first, across pages (-want +got):\n%s", diff)
 	}
-	if _, err := store.GetTagValues(ctx, GetTagValuesInput{IssueID: is.ID, Key: "nope"}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "shard") {
+	if _, err := store.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: is.ID, Key: "nope"}); !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "shard") {
 		t.Errorf("unknown tag: %v, want ErrNotFound listing the issue's tags", err)
 	}
-	if _, err := store.GetEvent(ctx, GetEventInput{IssueID: is.ID, EventID: hexID(999)}); !errors.Is(err, ErrNotFound) {
+	if _, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: is.ID, EventID: hexID(999)}); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("unknown event: %v, want ErrNotFound", err)
 	}
-	oldest, err := store.GetEvent(ctx, GetEventInput{IssueID: is.ID, EventID: "oldest"})
+	oldest, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: is.ID, EventID: "oldest"})
 	if err != nil || oldest.ID != hexID(1) {
 		t.Errorf("oldest = %v, %v; want %s", oldest, err, hexID(1))
 	}
-	if _, err := store.GetIssue(ctx, GetIssueInput{IssueID: "../etc"}); !errors.Is(err, ErrInvalidInput) {
+	if _, err := store.GetIssue(ctx, backend.GetIssueInput{IssueID: "../etc"}); !errors.Is(err, backend.ErrInvalidInput) {
 		t.Errorf("path-like issue id: %v, want ErrInvalidInput", err)
 	}
 }
@@ -187,7 +193,7 @@ func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
 		ingestTestEvents(t, store, 1000+i*50, 50, func(int) (string, string, map[string]string) { return "New", "late", nil })
 	}
 	ctx := context.Background()
-	res, err := store.SearchIssues(ctx, SearchIssuesInput{})
+	res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +228,7 @@ func TestLocalRetentionDropsOldestAndSaysSo(t *testing.T) {
 	store.Close()
 	reopened := openTestStore(t, dir, func(c *LocalConfig) { c.MaxTotalBytes = 256 << 10 })
 	defer reopened.Close()
-	res2, err := reopened.SearchIssues(ctx, SearchIssuesInput{})
+	res2, err := reopened.SearchIssues(ctx, backend.SearchIssuesInput{})
 	if err != nil || len(res2.Issues) != 1 || res2.Issues[0].Count != kept || res2.Notice != res.Notice {
 		t.Errorf("after reopen: %+v, %v; want the same issue, count %d and notice", res2, err, kept)
 	}
@@ -240,7 +246,7 @@ func TestLocalRetentionByAge(t *testing.T) {
 	mu.Unlock()
 	store.enforceRetention()
 	ingestTestEvents(t, store, 100, 2, func(int) (string, string, map[string]string) { return "E", "b", nil })
-	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "30d"})
+	res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{StatsPeriod: "30d"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,10 +257,10 @@ func TestLocalRetentionByAge(t *testing.T) {
 }
 
 func TestOpenLocalConfigErrors(t *testing.T) {
-	if _, err := OpenLocal(LocalConfig{PublicKeys: []string{"k"}}); !errors.Is(err, ErrConfig) {
+	if _, err := OpenLocal(LocalConfig{PublicKeys: []string{"k"}}); !errors.Is(err, backend.ErrConfig) {
 		t.Errorf("no data dir: %v", err)
 	}
-	if _, err := OpenLocal(LocalConfig{DataDir: t.TempDir(), PublicKeys: []string{" "}}); !errors.Is(err, ErrConfig) {
+	if _, err := OpenLocal(LocalConfig{DataDir: t.TempDir(), PublicKeys: []string{" "}}); !errors.Is(err, backend.ErrConfig) {
 		t.Errorf("no key: %v", err)
 	}
 	dir := t.TempDir()
@@ -287,7 +293,7 @@ func TestStoreSchemaVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "newer than this server's") {
+	if _, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger}); !errors.Is(err, backend.ErrConfig) || !strings.Contains(err.Error(), "newer than this server's") {
 		t.Errorf("a store of a newer version: %v; want a refusal that says so", err)
 	}
 
@@ -325,7 +331,7 @@ func TestLocalReaderTagCountsIncludeUncounted(t *testing.T) {
 	}
 	defer reader.Close()
 	ctx := context.Background()
-	list, err := reader.SearchIssues(ctx, SearchIssuesInput{Query: "currency:EUR"})
+	list, err := reader.SearchIssues(ctx, backend.SearchIssuesInput{Query: "currency:EUR"})
 	if err != nil || len(list.Issues) != 1 {
 		t.Fatalf("search: %+v, %v", list, err)
 	}
@@ -333,8 +339,8 @@ func TestLocalReaderTagCountsIncludeUncounted(t *testing.T) {
 	if list.Issues[0].Count != 30 || list.Issues[0].UserCount != 5 {
 		t.Errorf("search: %d events of %d users; want 30 of 5", list.Issues[0].Count, list.Issues[0].UserCount)
 	}
-	p := newPresenter(Config{Now: func() time.Time { return now }}, reader)
-	d, err := p.GetIssue(ctx, GetIssueInput{IssueID: id})
+	p := backend.NewPresenter(reader, nil, nil, "", func() time.Time { return now })
+	d, err := p.GetIssue(ctx, backend.GetIssueInput{IssueID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +353,7 @@ func TestLocalReaderTagCountsIncludeUncounted(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"currency", "shard"} {
-		tv, err := reader.GetTagValues(ctx, GetTagValuesInput{IssueID: id, Key: key})
+		tv, err := reader.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: id, Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +365,7 @@ func TestLocalReaderTagCountsIncludeUncounted(t *testing.T) {
 			t.Errorf("get_tag_values %s: total %d, values %+v; want all 30 events counted", key, tv.TotalValues, tv.Values)
 		}
 	}
-	page, err := reader.GetTagValues(ctx, GetTagValuesInput{IssueID: id, Key: "shard", Limit: 3})
+	page, err := reader.GetTagValues(ctx, backend.GetTagValuesInput{IssueID: id, Key: "shard", Limit: 3})
 	if err != nil || len(page.Values) != 3 || page.NextCursor == "" || page.Values[0].Value != "s1" || page.Values[0].Count != 8 {
 		t.Errorf("get_tag_values shard, 3 a page: %+v, %v; want s1 (8 events) first and a cursor", page, err)
 	}

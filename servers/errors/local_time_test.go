@@ -7,6 +7,12 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // TestEventTimeFilesAndClamps: events are filed and filtered by their own timestamp,
@@ -27,11 +33,11 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 			ev["timestamp"] = ts.Format(time.RFC3339Nano)
 		}
 		b, _ := json.Marshal(ev)
-		e, err := parseSDKEvent(b, "42", now, "")
+		e, err := ingest.ParseEvent(b, "42", now, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.ingest(ctx, []*eventData{e}); err != nil {
+		if err := store.Ingest(ctx, []*event.Event{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,12 +59,12 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		if err := store.db.QueryRow(`SELECT ts, received, body FROM events WHERE event_id = ?`, hexID(id)).Scan(&ts, &received, &body); err != nil {
 			t.Fatal(err)
 		}
-		var e eventData
+		var e event.Event
 		json.Unmarshal(body, &e)
 		if received != now.UnixNano() || !e.Received.Equal(now) {
 			t.Errorf("event %d received %v (body %v), want %v", id, nsTime(received), e.Received, now)
 		}
-		filed[hexID(id)] = fmtTime(nsTime(ts))
+		filed[hexID(id)] = backend.FormatTime(nsTime(ts))
 		if !nsTime(ts).Equal(e.Timestamp) {
 			t.Errorf("event %d filed at %v but its body says %v", id, nsTime(ts), e.Timestamp)
 		}
@@ -67,8 +73,8 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		hexID(1): fmtTime(twoDaysAgo), hexID(2): fmtTime(now), hexID(3): fmtTime(now), hexID(4): fmtTime(now),
-		hexID(5): fmtTime(now), hexID(6): fmtTime(now.Add(-10 * time.Minute)), hexID(7): fmtTime(now.Add(-20 * time.Minute)),
+		hexID(1): backend.FormatTime(twoDaysAgo), hexID(2): backend.FormatTime(now), hexID(3): backend.FormatTime(now), hexID(4): backend.FormatTime(now),
+		hexID(5): backend.FormatTime(now), hexID(6): backend.FormatTime(now.Add(-10 * time.Minute)), hexID(7): backend.FormatTime(now.Add(-20 * time.Minute)),
 	}
 	for id, w := range want {
 		if filed[id] != w {
@@ -76,7 +82,7 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 		}
 	}
 	titles := func(period string) map[string]bool {
-		res, err := store.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: period, Limit: 100})
+		res, err := store.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: period, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,19 +98,19 @@ func TestEventTimeFilesAndClamps(t *testing.T) {
 	if got := titles("3d"); !got["from the night"] {
 		t.Errorf("statsPeriod 3d: %v; want the event from two days ago", got)
 	}
-	res, _ := store.SearchIssues(ctx, SearchIssuesInput{Query: "night"})
-	if len(res.Issues) != 1 || res.Issues[0].LastSeen != fmtTime(twoDaysAgo) || res.Issues[0].FirstSeen != fmtTime(twoDaysAgo) {
+	res, _ := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "night"})
+	if len(res.Issues) != 1 || res.Issues[0].LastSeen != backend.FormatTime(twoDaysAgo) || res.Issues[0].FirstSeen != backend.FormatTime(twoDaysAgo) {
 		t.Errorf("the night's issue: %+v; want first and last seen two days ago", res.Issues)
 	}
-	res, _ = store.SearchIssues(ctx, SearchIssuesInput{Query: "error.value:newer"})
-	if len(res.Issues) != 1 || res.Issues[0].Count != 2 || res.Issues[0].LastSeen != fmtTime(now.Add(-10*time.Minute)) {
+	res, _ = store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "error.value:newer"})
+	if len(res.Issues) != 1 || res.Issues[0].Count != 2 || res.Issues[0].LastSeen != backend.FormatTime(now.Add(-10*time.Minute)) {
 		t.Fatalf("out-of-order issue: %+v; want it titled by its newer event, last seen 10 minutes ago", res.Issues)
 	}
-	latest, err := store.GetEvent(ctx, GetEventInput{IssueID: res.Issues[0].ID})
+	latest, err := store.GetEvent(ctx, backend.GetEventInput{IssueID: res.Issues[0].ID})
 	if err != nil || latest.ID != hexID(6) {
 		t.Errorf("latest event %v, %v; want %s, the newer by event time though it arrived first", latest, err, hexID(6))
 	}
-	if res, _ := store.SearchIssues(ctx, SearchIssuesInput{Query: "firstSeen:-1d"}); len(res.Issues) != 5 {
+	if res, _ := store.SearchIssues(ctx, backend.SearchIssuesInput{Query: "firstSeen:-1d"}); len(res.Issues) != 5 {
 		t.Errorf("firstSeen:-1d matched %+v, want 5 issues (all but the night's)", res.Issues)
 	}
 }
@@ -122,19 +128,19 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 		ts time.Time
 	}
 	var evs []ev
-	var batch []*eventData
+	var batch []*event.Event
 	for i := range 3000 {
 		fn := fmt.Sprintf("fn%d", rng.IntN(7))
 		ts := now.Add(-time.Duration(rng.Int64N(int64(7 * 24 * time.Hour))))
 		evs = append(evs, ev{fn, ts})
-		e, err := parseSDKEvent([]byte(testEvent(hexID(i+1), "E", "v", fn, nil)), "42", now, "")
+		e, err := ingest.ParseEvent([]byte(testEvent(hexID(i+1), "E", "v", fn, nil)), "42", now, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.Timestamp = ts
 		batch = append(batch, e)
 	}
-	if err := store.ingest(context.Background(), batch); err != nil {
+	if err := store.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	windows := [][2]time.Time{
@@ -155,7 +161,7 @@ func TestWindowCountsMatchEvents(t *testing.T) {
 				want["shop/checkout in "+e.fn]++
 			}
 		}
-		res, err := store.SearchIssues(context.Background(), SearchIssuesInput{Start: w[0].Format(time.RFC3339Nano), End: w[1].Format(time.RFC3339Nano), Limit: 100})
+		res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{Start: w[0].Format(time.RFC3339Nano), End: w[1].Format(time.RFC3339Nano), Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

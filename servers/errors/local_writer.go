@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Bounds on what an issue's tag counts hold; values past them are counted as
@@ -29,15 +31,15 @@ type preparedEvent struct {
 	title, culprit, typ, value, level, plat string
 	message, environment, release, user     string
 	ts, received                            int64
-	tags                                    []tagPair
+	tags                                    []event.Pair
 	tagsJSON, body                          []byte
 }
 
 // prepare groups and encodes one event, and decides its event time.
-func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, error) {
+func (s *LocalStore) prepare(e *event.Event, received time.Time) (*preparedEvent, error) {
 	if e.IssueID == "" {
-		deriveIssueFields(e)
-		e.IssueID = issueIDFor(e.Project, groupingParts(e))
+		event.DeriveIssueFields(e)
+		e.IssueID = event.IssueIDFor(e.Project, event.GroupingParts(e))
 	}
 	if e.Received.IsZero() {
 		e.Received = received
@@ -47,21 +49,21 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 	} else {
 		e.Timestamp = ts
 	}
-	body, err := marshalEvent(e)
+	body, err := event.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
 	p := &preparedEvent{
-		id: e.ID, issueID: e.IssueID, shortID: shortIDFor(e.Project, e.IssueID), project: e.Project,
+		id: e.ID, issueID: e.IssueID, shortID: event.ShortIDFor(e.Project, e.IssueID), project: e.Project,
 		title: e.Title, culprit: e.Culprit, level: e.Level, plat: e.Platform,
 		ts: e.Timestamp.UnixNano(), received: e.Received.UnixNano(), body: body,
 	}
 	if n := len(e.Exceptions); n > 0 {
-		p.typ = capped(e.Exceptions[n-1].Type, 256)
-		p.value = capped(firstLine(e.Exceptions[n-1].Value), summaryMessageCap)
+		p.typ = event.Capped(e.Exceptions[n-1].Type, 256)
+		p.value = event.Capped(event.FirstLine(e.Exceptions[n-1].Value), summaryMessageCap)
 	}
-	p.message = capped(firstLine(firstNonEmpty(e.Message, p.value)), summaryMessageCap)
-	p.tags = make([]tagPair, 0, len(e.Tags))
+	p.message = event.Capped(event.FirstLine(event.FirstNonEmpty(e.Message, p.value)), summaryMessageCap)
+	p.tags = make([]event.Pair, 0, len(e.Tags))
 	var seen map[string]bool // past a few tags; fewer are looked up in p.tags
 	for _, t := range e.Tags {
 		if hasTagKey(p.tags, seen, t.Key) {
@@ -76,7 +78,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 		if seen != nil {
 			seen[t.Key] = true
 		}
-		p.tags = append(p.tags, tagPair{Key: t.Key, Value: redactValue(t.Key, t.Value)})
+		p.tags = append(p.tags, event.Pair{Key: t.Key, Value: event.RedactValue(t.Key, t.Value)})
 	}
 	detachTags(p.tags)
 	for _, t := range p.tags {
@@ -89,7 +91,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 			p.user = t.Value
 		}
 	}
-	p.tagsJSON = marshalTags(p.tags)
+	p.tagsJSON = event.MarshalTags(p.tags)
 	return p, nil
 }
 
@@ -97,7 +99,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 // in its caches and the tags in its pending counts long after the event is stored,
 // and a tag decoded as a substring of the payload (see sdkDecoder) would keep the
 // whole payload in memory with it.
-func detachTags(tags []tagPair) {
+func detachTags(tags []event.Pair) {
 	n := 0
 	for _, t := range tags {
 		n += len(t.Key) + len(t.Value)
@@ -111,13 +113,13 @@ func detachTags(tags []tagPair) {
 	s := b.String()
 	for i := range tags {
 		k, v := len(tags[i].Key), len(tags[i].Value)
-		tags[i] = tagPair{Key: s[:k], Value: s[k : k+v]}
+		tags[i] = event.Pair{Key: s[:k], Value: s[k : k+v]}
 		s = s[k+v:]
 	}
 }
 
 // hasTagKey reports whether tags (or seen, once there are many) hold key.
-func hasTagKey(tags []tagPair, seen map[string]bool, key string) bool {
+func hasTagKey(tags []event.Pair, seen map[string]bool, key string) bool {
 	if seen != nil {
 		return seen[key]
 	}
@@ -140,7 +142,7 @@ func hasTagKey(tags []tagPair, seen map[string]bool, key string) bool {
 // pendingUsersSQL, the tag terms of search), so none waits for the writer.
 type pendingTags struct {
 	n, issue, ts int64
-	tags         []tagPair
+	tags         []event.Pair
 }
 
 const (
@@ -277,12 +279,12 @@ func (w *writer) loadPending(ctx context.Context) error {
 }
 
 // decodeStoredTags reads an events row's tags: a JSON object of key and value.
-func decodeStoredTags(s string) []tagPair {
+func decodeStoredTags(s string) []event.Pair {
 	var obj map[string]string
 	json.Unmarshal([]byte(s), &obj)
-	out := make([]tagPair, 0, len(obj))
+	out := make([]event.Pair, 0, len(obj))
 	for k, v := range obj {
-		out = append(out, tagPair{k, v})
+		out = append(out, event.Pair{Key: k, Value: v})
 	}
 	return out
 }

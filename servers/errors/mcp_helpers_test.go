@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
@@ -35,8 +39,8 @@ func seedLocalStore(t *testing.T, dir string) *seeded {
 	store := openTestStore(t, dir)
 	t.Cleanup(func() { store.Close() })
 	_, dsn := startIngest(t, store)
-	staging := newTestHub(t, dsn, "staging", nil)
-	production := newTestHub(t, dsn, "production", nil)
+	staging := errorstest.NewTestHub(t, dsn, "staging", nil)
+	production := errorstest.NewTestHub(t, dsn, "production", nil)
 	flush := func(hub *sentry.Hub) {
 		if !hub.Flush(10 * time.Second) {
 			t.Fatal("sentry-go did not flush")
@@ -44,20 +48,20 @@ func seedLocalStore(t *testing.T, dir string) *seeded {
 	}
 	sd := &seeded{store: store, dir: dir}
 	for range 3 {
-		sd.chargeLine = chargeCard(staging)
+		sd.chargeLine = errorstest.ChargeCard(staging)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	flush(staging)
-	loadCart(staging, "bob")
+	errorstest.LoadCart(staging, "bob")
 	staging.CaptureMessage("inventory low")
 	staging.CaptureMessage("inventory low")
 	staging.CaptureMessage("payment provider slow")
-	explode(staging)
+	errorstest.Explode(staging)
 	flush(staging)
-	chargeCard(production)
+	errorstest.ChargeCard(production)
 	flush(production)
 
-	res, err := store.SearchIssues(t.Context(), SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
+	res, err := store.SearchIssues(t.Context(), backend.SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +86,7 @@ func seedLocalStore(t *testing.T, dir string) *seeded {
 }
 
 // connect serves New(cfg, b) to an in-memory client of the revision.
-func connect(t *testing.T, b Backend, cfg Config, revision string) *mcpkittest.Client {
+func connect(t *testing.T, b backend.Backend, cfg Config, revision string) *mcpkittest.Client {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger

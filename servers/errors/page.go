@@ -9,6 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // The page: what the local store holds, for the person whose application sends the
@@ -45,7 +49,7 @@ type PageConfig struct {
 	SpotlightURL string
 	// CodeMappings and InApp are the server's (see Config): frames show the local
 	// path the mappings give, in-app frames come first.
-	CodeMappings []CodeMapping
+	CodeMappings []event.CodeMapping
 	InApp        []string
 	// Hosts are names besides localhost, 127.0.0.1 and ::1 that the page answers to
 	// in the Host header (such as the address the listener was given). Any other
@@ -61,7 +65,7 @@ type PageConfig struct {
 type page struct {
 	store  *LocalStore
 	cfg    PageConfig
-	codes  *codeMap
+	codes  *event.CodeMap
 	hosts  map[string]bool
 	logger *slog.Logger
 	now    func() time.Time
@@ -73,7 +77,7 @@ type page struct {
 // PageHandler serves the page on its paths and hands every other request to next
 // (the ingest endpoints: IngestHandler).
 func (s *LocalStore) PageHandler(cfg PageConfig, next http.Handler) http.Handler {
-	p := &page{store: s, cfg: cfg, codes: newCodeMap(cfg.CodeMappings, cfg.InApp), next: next,
+	p := &page{store: s, cfg: cfg, codes: event.NewCodeMap(cfg.CodeMappings, cfg.InApp), next: next,
 		hosts: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}, logger: cfg.Logger, now: cfg.Now}
 	for _, h := range cfg.Hosts {
 		if h = strings.ToLower(strings.Trim(strings.TrimSpace(h), "[]")); h != "" {
@@ -189,7 +193,7 @@ type pageBase struct {
 }
 
 func (p *page) base(title string) pageBase {
-	return pageBase{Title: markHidden(title), Now: fmtTime(p.now())}
+	return pageBase{Title: backend.MarkHidden(title), Now: backend.FormatTime(p.now())}
 }
 
 type errorPage struct {
@@ -199,5 +203,5 @@ type errorPage struct {
 }
 
 func (p *page) fail(w http.ResponseWriter, status int, msg string) {
-	p.render(w, status, "error", errorPage{pageBase: p.base(http.StatusText(status)), Status: status, Message: markHidden(msg)})
+	p.render(w, status, "error", errorPage{pageBase: p.base(http.StatusText(status)), Status: status, Message: backend.MarkHidden(msg)})
 }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // pageBenchEvents is the size of the one issue the page benchmarks read.
@@ -16,24 +20,24 @@ const pageBenchEvents = 100_000
 // pageBenchEvent is one event of the benchmark's issue: the same exception and
 // frames every time (one issue), with 5,000 users, three environments, ten releases
 // and a source context, spread over the last 20 hours.
-func pageBenchEvent(i int, now time.Time) *eventData {
-	return &eventData{
+func pageBenchEvent(i int, now time.Time) *event.Event {
+	return &event.Event{
 		ID: hexID(i), Project: "1", Timestamp: now.Add(-20*time.Hour + time.Duration(i)*(20*time.Hour/pageBenchEvents)),
 		Level: "error", Platform: "go", Environment: []string{"production", "staging", "development"}[i%3],
 		Release: fmt.Sprintf("shop@1.%d.0", i%10), ServerName: fmt.Sprintf("web-%d", i%8), Transaction: "POST /checkout",
-		User:    &userData{ID: fmt.Sprintf("u-%d", i%5000)},
-		Tags:    []tagPair{{"currency", []string{"EUR", "USD", "GBP"}[i%3]}, {"region", []string{"eu", "us", "ap"}[i%3]}},
+		User:    &event.User{ID: fmt.Sprintf("u-%d", i%5000)},
+		Tags:    []event.Pair{{Key: "currency", Value: []string{"EUR", "USD", "GBP"}[i%3]}, {Key: "region", Value: []string{"eu", "us", "ap"}[i%3]}},
 		Message: fmt.Sprintf("checkout %d failed", i),
-		Exceptions: []exceptionData{{
+		Exceptions: []event.Exception{{
 			Type: "runtime.Error", Value: "integer divide by zero",
-			Frames: []frameData{
+			Frames: []event.Frame{
 				{Function: "main", Module: "main", Filename: "main.go", Line: 20, InApp: true},
 				{Function: "(*Server).ServeHTTP", Module: "net/http", Filename: "server.go", Line: 3100},
 				{Function: "convert", Module: "example.com/shop/checkout", Filename: "checkout/payment.go", Line: 54, InApp: true,
-					Context: []contextLine{{53, "func convert(usdCents int64, currency string) int64 {"}, {54, "\treturn usdCents * 100 / centsPerUnit[currency]"}, {55, "}"}}},
+					Context: []event.ContextLine{{Line: 53, Code: "func convert(usdCents int64, currency string) int64 {"}, {Line: 54, Code: "\treturn usdCents * 100 / centsPerUnit[currency]"}, {Line: 55, Code: "}"}}},
 			},
 		}},
-		Breadcrumbs: []breadcrumbData{{Category: "http", Message: "POST /checkout"}, {Category: "query", Message: "SELECT rate FROM rates WHERE currency = $1"}},
+		Breadcrumbs: []event.Breadcrumb{{Category: "http", Message: "POST /checkout"}, {Category: "query", Message: "SELECT rate FROM rates WHERE currency = $1"}},
 	}
 }
 
@@ -50,11 +54,11 @@ func BenchmarkIssuePage(b *testing.B) {
 	now := time.Now()
 	start := time.Now()
 	for from := 0; from < pageBenchEvents; from += 5000 {
-		events := make([]*eventData, 0, 5000)
+		events := make([]*event.Event, 0, 5000)
 		for i := from; i < from+5000; i++ {
 			events = append(events, pageBenchEvent(i, now))
 		}
-		if err := store.ingest(context.Background(), events); err != nil {
+		if err := store.Ingest(context.Background(), events); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,7 +71,7 @@ func BenchmarkIssuePage(b *testing.B) {
 	// second later would find them.
 	waitFor(b, "the tags counted", func() bool { return store.Meta(metaTagsThrough) == fmt.Sprint(pageBenchEvents) })
 	b.Logf("store of %d events in one issue built in %s", pageBenchEvents, time.Since(start).Round(time.Millisecond))
-	h := store.PageHandler(PageConfig{}, store.IngestHandler())
+	h := store.PageHandler(PageConfig{}, ingest.Handler(store))
 	for _, c := range []struct{ name, path, want string }{
 		{"issue", "/issues/" + id, "100,000"},
 		{"issue_older_events", "", ""},

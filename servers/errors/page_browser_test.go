@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // The page in a real browser: Debian's headless Chromium, driven by its command line
@@ -152,7 +154,7 @@ func TestPageInBrowser(t *testing.T) {
 	night, shopDir := buildNight(t)
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	base, dsn := startPage(t, store, PageConfig{CodeMappings: []CodeMapping{{StackRoot: "example.com/shop", SourceRoot: shopDir}}})
+	base, dsn := startPage(t, store, PageConfig{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop", SourceRoot: shopDir}}})
 
 	// The payloads first, two hours back: the night's checkout issue is the latest.
 	plantPayloads(t, dsn, time.Now().Add(-2*time.Hour))

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
 )
 
 // The page's data. It is read through the same Backend methods the tools call (the
@@ -63,7 +65,7 @@ func (f listFilter) values() url.Values {
 }
 
 type pageIssue struct {
-	Issue
+	backend.Issue
 	Release string // of its latest event
 	URI     string // its MCP resource
 	Link    string
@@ -93,7 +95,7 @@ func (p *page) serveList(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := readListFilter(r.URL.Query())
 	data := listPage{pageBase: p.base("Issues"), Filter: listFilter{
-		Query: markHidden(f.Query), Period: markHidden(f.Period), Project: markHidden(f.Project), Environment: markHidden(f.Environment), Sort: f.Sort}}
+		Query: backend.MarkHidden(f.Query), Period: backend.MarkHidden(f.Period), Project: backend.MarkHidden(f.Project), Environment: backend.MarkHidden(f.Environment), Sort: f.Sort}}
 	data.Periods = options(pagePeriods, f.Period)
 	for _, s := range pageSorts {
 		data.Sorts = append(data.Sorts, option{Value: s.Value, Label: s.Label, Selected: s.Value == f.Sort})
@@ -101,7 +103,7 @@ func (p *page) serveList(w http.ResponseWriter, r *http.Request) {
 	projects, envs := p.filterValues(ctx)
 	data.Projects = options(append([]string{""}, projects...), f.Project)
 	data.Environments = options(append([]string{""}, envs...), f.Environment)
-	in := SearchIssuesInput{Query: f.Query, StatsPeriod: f.Period, Sort: f.Sort, Limit: pageIssues, Cursor: r.URL.Query().Get("cursor"), page: true}
+	in := backend.SearchIssuesInput{Query: f.Query, StatsPeriod: f.Period, Sort: f.Sort, Limit: pageIssues, Cursor: r.URL.Query().Get("cursor"), Page: true}
 	if f.Project != "" {
 		in.Project = []string{f.Project}
 	}
@@ -111,8 +113,8 @@ func (p *page) serveList(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	list, err := p.store.SearchIssues(ctx, in)
 	switch {
-	case errors.Is(err, ErrInvalidInput):
-		status, data.Error = http.StatusBadRequest, markHidden(err.Error())
+	case errors.Is(err, backend.ErrInvalidInput):
+		status, data.Error = http.StatusBadRequest, backend.MarkHidden(err.Error())
 	case err != nil:
 		p.fail(w, http.StatusServiceUnavailable, err.Error())
 		return
@@ -152,7 +154,7 @@ func options(values []string, selected string) []option {
 		found = found || v == selected
 	}
 	if !found { // a value typed into the address bar stays selected
-		out = append(out, option{Value: selected, Label: markHidden(selected), Selected: true})
+		out = append(out, option{Value: selected, Label: backend.MarkHidden(selected), Selected: true})
 	}
 	return out
 }
@@ -170,7 +172,7 @@ func (p *page) filterValues(ctx context.Context) (projects, envs []string) {
 		for rows.Next() {
 			var s string
 			if rows.Scan(&s) == nil {
-				out = append(out, markHidden(s))
+				out = append(out, backend.MarkHidden(s))
 			}
 		}
 		return out
@@ -181,7 +183,7 @@ func (p *page) filterValues(ctx context.Context) (projects, envs []string) {
 }
 
 // latestReleases reads the release of each issue's latest event, in one query.
-func (p *page) latestReleases(ctx context.Context, issues []Issue) map[string]string {
+func (p *page) latestReleases(ctx context.Context, issues []backend.Issue) map[string]string {
 	out := map[string]string{}
 	if len(issues) == 0 {
 		return out
@@ -196,11 +198,11 @@ func (p *page) latestReleases(ctx context.Context, issues []Issue) map[string]st
 		return out
 	}
 	defer rows.Close()
-	v := &viewer{page: true}
+	v := &backend.Viewer{Page: true}
 	for rows.Next() {
 		var id, rel string
 		if rows.Scan(&id, &rel) == nil {
-			out[id] = v.tagValue("release", rel)
+			out[id] = v.TagValue("release", rel)
 		}
 	}
 	return out
@@ -209,10 +211,10 @@ func (p *page) latestReleases(ctx context.Context, issues []Issue) map[string]st
 // culprit is the issue's culprit by the configured in-app prefixes, as the tools
 // show it (presenter.localCulprit); "" to keep the stored one.
 func (p *page) culprit(ctx context.Context, issueID string) string {
-	if p.codes == nil || len(p.codes.inApp) == 0 {
+	if p.codes == nil || len(p.codes.InApp) == 0 {
 		return ""
 	}
-	ev, err := p.store.GetEvent(ctx, GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, codes: p.codes, page: true})
+	ev, err := p.store.GetEvent(ctx, backend.GetEventInput{IssueID: issueID, MaxFrames: 1, MaxBreadcrumbs: 1, Codes: p.codes, Page: true})
 	if err != nil {
 		return ""
 	}
@@ -222,22 +224,22 @@ func (p *page) culprit(ctx context.Context, issueID string) string {
 // pageFrame is a frame with the source lines the page shows: the SDK's, or read
 // from the local file the code mappings give (Source then names it).
 type pageFrame struct {
-	Frame
-	Lines      []ContextLine
+	backend.Frame
+	Lines      []backend.ContextLine
 	LocalLines bool // the lines were read from Path on this machine, not sent
 }
 
 type pageException struct {
-	Exception
+	backend.Exception
 	Frames []pageFrame
 }
 
 type issuePage struct {
 	pageBase
-	Issue      IssueDetail
+	Issue      backend.IssueDetail
 	Release    string
 	URI        string
-	Event      *Event
+	Event      *backend.Event
 	EventError string
 	Exceptions []pageException
 	Stack      []pageFrame
@@ -249,7 +251,7 @@ type issuePage struct {
 }
 
 type pageEventRow struct {
-	EventSummary
+	backend.EventSummary
 	Link     string
 	Selected bool
 }
@@ -258,9 +260,9 @@ func (p *page) serveIssue(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	q := r.URL.Query()
-	detail, err := p.store.GetIssue(ctx, GetIssueInput{IssueID: id, page: true})
+	detail, err := p.store.GetIssue(ctx, backend.GetIssueInput{IssueID: id, Page: true})
 	switch {
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidInput):
+	case errors.Is(err, backend.ErrNotFound), errors.Is(err, backend.ErrInvalidInput):
 		p.fail(w, http.StatusNotFound, err.Error())
 		return
 	case err != nil:
@@ -272,14 +274,14 @@ func (p *page) serveIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	self := "/issues/" + url.PathEscape(detail.ID)
 	data := issuePage{pageBase: p.base(detail.Title), Issue: *detail, URI: IssueURI(detail.ID)}
-	data.Release = p.latestReleases(ctx, []Issue{detail.Issue})[detail.ID]
+	data.Release = p.latestReleases(ctx, []backend.Issue{detail.Issue})[detail.ID]
 	eventRef := q.Get("event")
 	if eventRef == "" {
 		eventRef = "latest"
 	}
-	ev, err := p.store.GetEvent(ctx, GetEventInput{IssueID: detail.ID, EventID: eventRef, MaxFrames: MaxFrames, MaxBreadcrumbs: MaxBreadcrumbs, codes: p.codes, page: true})
+	ev, err := p.store.GetEvent(ctx, backend.GetEventInput{IssueID: detail.ID, EventID: eventRef, MaxFrames: backend.MaxFrames, MaxBreadcrumbs: backend.MaxBreadcrumbs, Codes: p.codes, Page: true})
 	if err != nil {
-		data.EventError = markHidden(err.Error())
+		data.EventError = backend.MarkHidden(err.Error())
 	} else {
 		data.Event, data.Selected = ev, ev.ID
 		src := &sourceReader{codes: p.codes}
@@ -289,9 +291,9 @@ func (p *page) serveIssue(w http.ResponseWriter, r *http.Request) {
 		data.Stack = src.frames(ev.Stacktrace)
 	}
 	cursor := q.Get("cursor")
-	events, err := p.store.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: detail.ID, Limit: pageEvents, Cursor: cursor, page: true})
+	events, err := p.store.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: detail.ID, Limit: pageEvents, Cursor: cursor, Page: true})
 	if err != nil {
-		data.EventsNote = markHidden(err.Error())
+		data.EventsNote = backend.MarkHidden(err.Error())
 	} else {
 		for _, e := range events.Events {
 			v := url.Values{"event": {e.ID}}
@@ -312,7 +314,7 @@ func (p *page) serveIssue(w http.ResponseWriter, r *http.Request) {
 }
 
 // frames attaches source lines to the frames of an event.
-func (s *sourceReader) frames(in []Frame) []pageFrame {
+func (s *sourceReader) frames(in []backend.Frame) []pageFrame {
 	out := make([]pageFrame, 0, len(in))
 	for _, f := range in {
 		pf := pageFrame{Frame: f, Lines: f.Context}
@@ -341,10 +343,10 @@ type setupPage struct {
 
 func (p *page) serveSetup(w http.ResponseWriter, r *http.Request) {
 	data := setupPage{pageBase: p.base("Send errors here"), DSN: p.cfg.DSN, SpotlightURL: p.cfg.SpotlightURL}
-	pr := &presenter{Backend: p.store, dsn: p.cfg.DSN, now: p.now}
-	if list, err := pr.ListProjects(r.Context(), ListProjectsInput{}); err == nil {
+	pr := &backend.Presenter{Backend: p.store, DSN: p.cfg.DSN, Now: p.now}
+	if list, err := pr.ListProjects(r.Context(), backend.ListProjectsInput{}); err == nil {
 		for _, x := range list.Projects {
-			data.Projects = append(data.Projects, setupProject{ID: markHidden(x.ID), DSN: x.DSN, Issues: x.Issues, Events: x.Events})
+			data.Projects = append(data.Projects, setupProject{ID: backend.MarkHidden(x.ID), DSN: x.DSN, Issues: x.Issues, Events: x.Events})
 		}
 	}
 	slices.SortFunc(data.Projects, func(a, b setupProject) int { return strings.Compare(a.ID, b.ID) })

@@ -13,6 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/getsentry/sentry-go"
 )
 
@@ -20,7 +27,7 @@ import (
 // collector does, and returns the base URL and a DSN for project 42.
 func startPage(t testing.TB, s *LocalStore, cfg PageConfig) (base, dsn string) {
 	t.Helper()
-	srv := httptest.NewServer(s.PageHandler(cfg, s.IngestHandler()))
+	srv := httptest.NewServer(s.PageHandler(cfg, ingest.Handler(s)))
 	t.Cleanup(srv.Close)
 	return srv.URL, fmt.Sprintf("http://%s@%s/42", testKey, srv.Listener.Addr())
 }
@@ -53,7 +60,7 @@ func plantPayloads(t *testing.T, dsn string, at time.Time) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	hub := newTestHub(t, dsn, "prod<script>document.body.dataset.pwned='env'</script>", func(s *sentry.Scope) {
+	hub := errorstest.NewTestHub(t, dsn, "prod<script>document.body.dataset.pwned='env'</script>", func(s *sentry.Scope) {
 		s.SetTag("evil", `"><img src=x onerror="document.body.dataset.pwned='tag'">`)
 		s.SetTag("bidi", "safe\u202Eexe.txt")
 		s.SetUser(sentry.User{ID: "<b>u</b>"})
@@ -127,8 +134,8 @@ func TestPageHeadersMethodsAndHosts(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
 	base, dsn := startPage(t, store, PageConfig{Hosts: []string{"errors.test"}, DSN: "http://k3y@127.0.0.1:8970/1"})
-	hub := newTestHub(t, dsn, "production", nil)
-	chargeCard(hub)
+	hub := errorstest.NewTestHub(t, dsn, "production", nil)
+	errorstest.ChargeCard(hub)
 	hub.Flush(10 * time.Second)
 	port := base[strings.LastIndex(base, ":")+1:]
 	cases := []struct {
@@ -231,12 +238,12 @@ func TestPageFiltersAndPaging(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
 	base, dsn := startPage(t, store, PageConfig{})
-	staging := newTestHub(t, dsn, "staging", nil)
-	production := newTestHub(t, dsn, "production", nil)
+	staging := errorstest.NewTestHub(t, dsn, "staging", nil)
+	production := errorstest.NewTestHub(t, dsn, "production", nil)
 	for range 60 {
-		chargeCard(production)
+		errorstest.ChargeCard(production)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	staging.Flush(10 * time.Second)
 	production.Flush(10 * time.Second)
 	issueLinks := regexp.MustCompile(`href="/issues/([0-9a-f]+)"`)
@@ -309,7 +316,7 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	base, dsn := startPage(t, store, PageConfig{CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
+	base, dsn := startPage(t, store, PageConfig{CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}})
 	ingest := strings.Replace(strings.Replace(dsn, testKey+"@", "", 1), "/42", "/api/42/envelope/", 1)
 	frame := func(file string, line int) map[string]any {
 		return map[string]any{"function": "convert", "module": "example.com/shop/checkout", "filename": file, "abs_path": file, "lineno": line, "in_app": true}
@@ -354,7 +361,7 @@ func TestMarkHidden(t *testing.T) {
 		{"bad\xffutf8", "bad\uFFFDutf8"},
 		{"ünïcødé 日本", "ünïcødé 日本"},
 	} {
-		if got := markHidden(c.in); got != c.want {
+		if got := backend.MarkHidden(c.in); got != c.want {
 			t.Errorf("markHidden(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

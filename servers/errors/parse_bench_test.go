@@ -3,13 +3,16 @@ package errorserver
 import (
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/ingest"
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
 )
 
 // BenchmarkParseEvent measures decoding and normalising one event as sentry-go sends
 // it (a captured envelope's event item), and preparing it for the writer.
 func BenchmarkParseEvent(b *testing.B) {
-	bodies, _ := captureEnvelopes(b)
-	env, err := parseEnvelope(bodies[0])
+	bodies, _ := errorstest.CaptureEnvelopes(b)
+	env, err := ingest.ParseEnvelope(bodies[0])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -18,7 +21,7 @@ func BenchmarkParseEvent(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
-		e, err := parseSDKEvent(payload, "42", time.Now(), "")
+		e, err := ingest.ParseEvent(payload, "42", time.Now(), "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -36,7 +42,7 @@ func TestParseEnvelope(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := parseEnvelope([]byte(tc.in))
+			env, err := ingest.ParseEnvelope([]byte(tc.in))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
@@ -78,35 +84,35 @@ func TestParseSDKEventAcceptsProtocolVariants(t *testing.T) {
 	  "contexts": {"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
 	  "extra": {"session_id": "abc", "n": 1}
 	}`
-	e, err := parseSDKEvent([]byte(payload), "42", received, "")
+	e, err := ingest.ParseEvent([]byte(payload), "42", received, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	deriveIssueFields(e)
+	event.DeriveIssueFields(e)
 	no := false
-	want := &eventData{
+	want := &event.Event{
 		ID: "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b", Project: "42",
 		Timestamp: time.Unix(1777636800, 250000000).UTC(), Level: "warning", Platform: "python",
 		Title: "KeyError: 'sku'", Culprit: "shop.views in handle",
 		Message: "user ann not found", MessageTemplate: "user %s not found", Release: "42",
-		Tags: []tagPair{{"api_key", Redacted}, {"browser", "Firefox"}, {"handled", "no"}, {"level", "warning"}, {"mechanism", "generic"},
-			{"os", "Linux 6.1"}, {"os.name", "Linux"}, {"release", "42"}, {"runtime", "CPython 3.12"}, {"runtime.name", "CPython"},
-			{"url", "https://x.example/p"}, {"user", "id:7"}},
-		Exceptions: []exceptionData{{Type: "KeyError", Value: "'sku'", Mechanism: "generic", Handled: &no, Frames: []frameData{{
+		Tags: []event.Pair{{Key: "api_key", Value: event.Redacted}, {Key: "browser", Value: "Firefox"}, {Key: "handled", Value: "no"}, {Key: "level", Value: "warning"}, {Key: "mechanism", Value: "generic"},
+			{Key: "os", Value: "Linux 6.1"}, {Key: "os.name", Value: "Linux"}, {Key: "release", Value: "42"}, {Key: "runtime", Value: "CPython 3.12"}, {Key: "runtime.name", Value: "CPython"},
+			{Key: "url", Value: "https://x.example/p"}, {Key: "user", Value: "id:7"}},
+		Exceptions: []event.Exception{{Type: "KeyError", Value: "'sku'", Mechanism: "generic", Handled: &no, Frames: []event.Frame{{
 			Function: "handle", Module: "shop.views", Filename: "views.py", Line: 12, InApp: true,
-			Context: []contextLine{{10, "def handle():"}, {11, "    x = 1"}, {12, "    return d['sku']"}, {13, ""}},
-			Vars:    map[string]any{"secret": Redacted, "d": map[string]any{"a": 1.0}},
+			Context: []event.ContextLine{{Line: 10, Code: "def handle():"}, {Line: 11, Code: "    x = 1"}, {Line: 12, Code: "    return d['sku']"}, {Line: 13, Code: ""}},
+			Vars:    map[string]any{"secret": event.Redacted, "d": map[string]any{"a": 1.0}},
 		}}}},
-		Breadcrumbs: []breadcrumbData{{Timestamp: time.Date(2026, 5, 1, 11, 59, 59, 0, time.UTC), Category: "query", Message: "SELECT 1"}},
-		Request: &requestData{Method: "POST", URL: "https://x.example/p",
-			Query:   []tagPair{{"a", "1"}, {"token", Redacted}},
-			Headers: []tagPair{{"Accept", "*/*"}, {"Cookie", Redacted}},
-			Data:    map[string]any{"password": Redacted, "n": 1.0}},
-		User:     &userData{ID: "7", IP: "203.0.113.9"},
-		Contexts: map[string]ctxData{"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
-		Extra:    map[string]any{"session_id": Redacted, "n": 1.0},
+		Breadcrumbs: []event.Breadcrumb{{Timestamp: time.Date(2026, 5, 1, 11, 59, 59, 0, time.UTC), Category: "query", Message: "SELECT 1"}},
+		Request: &event.Request{Method: "POST", URL: "https://x.example/p",
+			Query:   []event.Pair{{Key: "a", Value: "1"}, {Key: "token", Value: event.Redacted}},
+			Headers: []event.Pair{{Key: "Accept", Value: "*/*"}, {Key: "Cookie", Value: event.Redacted}},
+			Data:    map[string]any{"password": event.Redacted, "n": 1.0}},
+		User:     &event.User{ID: "7", IP: "203.0.113.9"},
+		Contexts: map[string]event.Context{"os": {"name": "Linux", "version": "6.1"}, "runtime": {"name": "CPython", "version": "3.12"}},
+		Extra:    map[string]any{"session_id": event.Redacted, "n": 1.0},
 	}
-	if diff := cmp.Diff(want, e, cmp.AllowUnexported(tagPair{})); diff != "" {
+	if diff := cmp.Diff(want, e, cmp.AllowUnexported(event.Pair{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -121,23 +127,23 @@ func TestParseSDKEventRejects(t *testing.T) {
 		`{"exception": "a string"}`:      "not valid JSON",
 		`{"breadcrumbs": {"values": 3}}`: "not valid JSON",
 	} {
-		if _, err := parseSDKEvent([]byte(in), "1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ingest.ParseEvent([]byte(in), "1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseSDKEvent(%q) = %v, want an error mentioning %q", in, err, want)
 		}
 	}
 }
 
 func TestGrouping(t *testing.T) {
-	frame := func(mod, fn string, line int, inApp bool) frameData {
-		return frameData{Module: mod, Function: fn, Line: line, InApp: inApp}
+	frame := func(mod, fn string, line int, inApp bool) event.Frame {
+		return event.Frame{Module: mod, Function: fn, Line: line, InApp: inApp}
 	}
-	exc := func(typ, val string, frames ...frameData) *eventData {
-		return &eventData{Exceptions: []exceptionData{{Type: typ, Value: val, Frames: frames}}}
+	exc := func(typ, val string, frames ...event.Frame) *event.Event {
+		return &event.Event{Exceptions: []event.Exception{{Type: typ, Value: val, Frames: frames}}}
 	}
 	base := exc("ValueError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true))
 	cases := []struct {
 		name  string
-		a, b  *eventData
+		a, b  *event.Event
 		equal bool
 	}{
 		{"same type and in-app frames, other value and line", base,
@@ -148,23 +154,23 @@ func TestGrouping(t *testing.T) {
 		{"other type", base, exc("TypeError", "bad 1", frame("lib", "call", 5, false), frame("app", "pay", 10, true)), false},
 		{"no frames: value decides", exc("E", "a"), exc("E", "b"), false},
 		{"no frames, same value", exc("E", "a"), exc("E", "a"), true},
-		{"messages by template", &eventData{Message: "user ann not found", MessageTemplate: "user %s not found"},
-			&eventData{Message: "user bob not found", MessageTemplate: "user %s not found"}, true},
-		{"messages without template", &eventData{Message: "a"}, &eventData{Message: "b"}, false},
-		{"custom fingerprint overrides", &eventData{Fingerprint: []string{"db-down"}, Message: "a"},
-			&eventData{Fingerprint: []string{"db-down"}, Message: "b"}, true},
-		{"{{ default }} refines the default", &eventData{Fingerprint: []string{"{{ default }}", "tenant-a"}, Message: "m"},
-			&eventData{Fingerprint: []string{"{{default}}", "tenant-b"}, Message: "m"}, false},
-		{"{{ default }} alone equals the default", &eventData{Fingerprint: []string{"{{ default }}"}, Message: "m"},
-			&eventData{Message: "m"}, true},
+		{"messages by template", &event.Event{Message: "user ann not found", MessageTemplate: "user %s not found"},
+			&event.Event{Message: "user bob not found", MessageTemplate: "user %s not found"}, true},
+		{"messages without template", &event.Event{Message: "a"}, &event.Event{Message: "b"}, false},
+		{"custom fingerprint overrides", &event.Event{Fingerprint: []string{"db-down"}, Message: "a"},
+			&event.Event{Fingerprint: []string{"db-down"}, Message: "b"}, true},
+		{"{{ default }} refines the default", &event.Event{Fingerprint: []string{"{{ default }}", "tenant-a"}, Message: "m"},
+			&event.Event{Fingerprint: []string{"{{default}}", "tenant-b"}, Message: "m"}, false},
+		{"{{ default }} alone equals the default", &event.Event{Fingerprint: []string{"{{ default }}"}, Message: "m"},
+			&event.Event{Message: "m"}, true},
 	}
 	for _, tc := range cases {
-		a, b := issueIDFor("1", groupingParts(tc.a)), issueIDFor("1", groupingParts(tc.b))
+		a, b := event.IssueIDFor("1", event.GroupingParts(tc.a)), event.IssueIDFor("1", event.GroupingParts(tc.b))
 		if (a == b) != tc.equal {
-			t.Errorf("%s: same issue = %v, want %v (%v vs %v)", tc.name, a == b, tc.equal, groupingParts(tc.a), groupingParts(tc.b))
+			t.Errorf("%s: same issue = %v, want %v (%v vs %v)", tc.name, a == b, tc.equal, event.GroupingParts(tc.a), event.GroupingParts(tc.b))
 		}
 	}
-	if issueIDFor("1", []string{"x"}) == issueIDFor("2", []string{"x"}) {
+	if event.IssueIDFor("1", []string{"x"}) == event.IssueIDFor("2", []string{"x"}) {
 		t.Error("the same fingerprint in two projects must be two issues")
 	}
 }
@@ -173,20 +179,20 @@ func TestParseQuery(t *testing.T) {
 	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
 	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.Now = func() time.Time { return now }; c.countTagsAfter = time.Hour })
 	defer store.Close()
-	var batch []*eventData
+	var batch []*event.Event
 	for i := range 5 {
-		e := &eventData{
+		e := &event.Event{
 			ID: hexID(i + 1), IssueID: "abc123", Project: "42", Level: "error",
 			Timestamp: now.Add(-2*time.Hour + time.Duration(i)*(110*time.Minute)/4),
 			Title:     "ValueError: card declined", Culprit: "app in pay",
-			Exceptions: []exceptionData{{Type: "ValueError", Value: "card declined"}},
+			Exceptions: []event.Exception{{Type: "ValueError", Value: "card declined"}},
 		}
 		for k, v := range map[string]string{"level": "error", "environment": "production", "release": "shop@1.2", "browser": "Firefox 120", "user": "email:ann@example.com", "handled": "no"} {
-			e.Tags = append(e.Tags, tagPair{k, v})
+			e.Tags = append(e.Tags, event.Pair{Key: k, Value: v})
 		}
 		batch = append(batch, e)
 	}
-	if err := store.ingest(context.Background(), batch); err != nil {
+	if err := store.Ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	// matches runs the terms' SQL against the one stored issue.
@@ -281,7 +287,7 @@ func TestParseQuery(t *testing.T) {
 		"level:":              "has no value",
 		"error.handled:maybe": "not true or false",
 	} {
-		if _, err := parseQuery(q, now); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+		if _, err := parseQuery(q, now); !errors.Is(err, backend.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseQuery(%q) = %v, want ErrInvalidInput mentioning %q", q, err, want)
 		}
 	}
@@ -291,25 +297,25 @@ func TestResolveWindow(t *testing.T) {
 	now := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		period, start, end string
-		want               timeWindow
+		want               backend.TimeWindow
 		wantErr            string
 	}{
-		{want: timeWindow{Period: "14d", Start: now.Add(-14 * 24 * time.Hour), End: now}},
-		{period: "24h", want: timeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
-		{period: "2w", want: timeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
-		{period: "90s", want: timeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
+		{want: backend.TimeWindow{Period: "14d", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "24h", want: backend.TimeWindow{Period: "24h", Start: now.Add(-24 * time.Hour), End: now}},
+		{period: "2w", want: backend.TimeWindow{Period: "2w", Start: now.Add(-14 * 24 * time.Hour), End: now}},
+		{period: "90s", want: backend.TimeWindow{Period: "90s", Start: now.Add(-90 * time.Second), End: now}},
 		// Any duration; a period of several units becomes one unit, as Sentry takes it.
-		{period: "90m", want: timeWindow{Period: "90m", Start: now.Add(-90 * time.Minute), End: now}},
-		{period: "6h30m", want: timeWindow{Period: "390m", Start: now.Add(-6*time.Hour - 30*time.Minute), End: now}},
-		{period: "3d", want: timeWindow{Period: "3d", Start: now.Add(-72 * time.Hour), End: now}},
-		{period: "1d12h", want: timeWindow{Period: "36h", Start: now.Add(-36 * time.Hour), End: now}},
-		{period: "1w2d", want: timeWindow{Period: "9d", Start: now.Add(-9 * 24 * time.Hour), End: now}},
-		{period: "1h30m15s", want: timeWindow{Period: "5415s", Start: now.Add(-5415 * time.Second), End: now}},
+		{period: "90m", want: backend.TimeWindow{Period: "90m", Start: now.Add(-90 * time.Minute), End: now}},
+		{period: "6h30m", want: backend.TimeWindow{Period: "390m", Start: now.Add(-6*time.Hour - 30*time.Minute), End: now}},
+		{period: "3d", want: backend.TimeWindow{Period: "3d", Start: now.Add(-72 * time.Hour), End: now}},
+		{period: "1d12h", want: backend.TimeWindow{Period: "36h", Start: now.Add(-36 * time.Hour), End: now}},
+		{period: "1w2d", want: backend.TimeWindow{Period: "9d", Start: now.Add(-9 * 24 * time.Hour), End: now}},
+		{period: "1h30m15s", want: backend.TimeWindow{Period: "5415s", Start: now.Add(-5415 * time.Second), End: now}},
 		// start alone runs until now.
-		{start: "2026-05-01", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: now}},
-		{start: "2026-05-02T09:00:00Z", want: timeWindow{Start: time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), End: now}},
-		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
-		{start: "2026-05-01", end: "2026-05-02", want: timeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
+		{start: "2026-05-01", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: now}},
+		{start: "2026-05-02T09:00:00Z", want: backend.TimeWindow{Start: time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), End: now}},
+		{start: "2026-05-01T00:00:00Z", end: "2026-05-01T06:00:00+02:00", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 4, 0, 0, 0, time.UTC)}},
+		{start: "2026-05-01", end: "2026-05-02", want: backend.TimeWindow{Start: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)}},
 		{period: "1 day", wantErr: "not a period"},
 		{period: "0h", wantErr: "positive"},
 		{period: "99999w", wantErr: "ten years"},
@@ -324,9 +330,9 @@ func TestResolveWindow(t *testing.T) {
 		{start: "2026-05-02", end: "2026-05-01", wantErr: "not after"},
 	}
 	for _, tc := range cases {
-		got, err := resolveWindow(tc.period, tc.start, tc.end, now)
+		got, err := backend.ResolveWindow(tc.period, tc.start, tc.end, now)
 		if tc.wantErr != "" {
-			if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
+			if !errors.Is(err, backend.ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("resolveWindow(%q,%q,%q) = %v, want ErrInvalidInput mentioning %q", tc.period, tc.start, tc.end, err, tc.wantErr)
 			}
 			continue
@@ -337,37 +343,17 @@ func TestResolveWindow(t *testing.T) {
 	}
 }
 
-func TestNextCursorFromLinkHeader(t *testing.T) {
-	cases := []struct {
-		name    string
-		headers []string
-		want    string
-	}{
-		{"next with results", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"`}, "0:100:0"},
-		{"last page", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="true"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:200:0>; rel="next"; results="false"; cursor="0:200:0"`}, ""},
-		{"comma inside the URL", []string{`<https://s/api/0/x/?query=a,b&cursor=1:0:0>; rel="next"; results="true"; cursor="1:0:0"`}, "1:0:0"},
-		{"two header lines", []string{`<a>; rel="previous"; results="false"; cursor="p"`, `<b>; rel="next"; results="true"; cursor="n"`}, "n"},
-		{"no header", nil, ""},
-		{"garbage", []string{"nonsense"}, ""},
-	}
-	for _, tc := range cases {
-		if got := nextCursor(tc.headers); got != tc.want {
-			t.Errorf("%s: nextCursor = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestNormalizeEventRef(t *testing.T) {
 	for in, want := range map[string]string{
 		"": "latest", "latest": "latest", "LATEST": "latest", "recommended": "latest", "oldest": "oldest",
 		"9B1F6D9A-4C2E-4F0A-8E6B-3C1D2E4F5A6B": "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b",
 	} {
-		if got, err := normalizeEventRef(in); err != nil || got != want {
+		if got, err := backend.NormalizeEventRef(in); err != nil || got != want {
 			t.Errorf("normalizeEventRef(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"newest", "123", "../x", strings.Repeat("a", 33)} {
-		if _, err := normalizeEventRef(in); !errors.Is(err, ErrInvalidInput) {
+		if _, err := backend.NormalizeEventRef(in); !errors.Is(err, backend.ErrInvalidInput) {
 			t.Errorf("normalizeEventRef(%q) = %v, want ErrInvalidInput", in, err)
 		}
 	}

@@ -9,6 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -26,7 +31,7 @@ func TestSearchWindows(t *testing.T) {
 			{"statsPeriod": "3d"},
 			{"statsPeriod": "1w2d"},
 		} {
-			var res IssueList
+			var res backend.IssueList
 			callOK(t, c, ToolSearchIssues, args, &res)
 			if len(res.Issues) != 1 || res.Issues[0].Count != 1 {
 				t.Errorf("%s: search_issues(%v) = %+v; want the checkout issue", rev, args, res.Issues)
@@ -51,16 +56,16 @@ func TestResultsCarryNow(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	c := connect(t, store, Config{Now: func() time.Time { return clock }}, revisions[0])
 	const want = "2026-12-01T09:30:00.000Z"
-	var search IssueList
+	var search backend.IssueList
 	callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1h"}, &search)
 	id := search.Issues[0].ID
-	var issue IssueDetail
+	var issue backend.IssueDetail
 	callOK(t, c, ToolGetIssue, map[string]any{"issueId": id}, &issue)
-	var ev Event
+	var ev backend.Event
 	callOK(t, c, ToolGetEvent, map[string]any{"issueId": id}, &ev)
-	var events EventList
+	var events backend.EventList
 	callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": id}, &events)
-	var values TagValueList
+	var values backend.TagValueList
 	callOK(t, c, ToolGetTagValues, map[string]any{"issueId": id, "key": "currency"}, &values)
 	got := map[string]string{ToolSearchIssues: search.Now, ToolGetIssue: issue.Now, ToolGetEvent: ev.Now, ToolListIssueEvents: events.Now, ToolGetTagValues: values.Now}
 	for tool, now := range got {
@@ -79,9 +84,9 @@ func TestEmptyLocalStoreNamesTheDSN(t *testing.T) {
 	defer store.Close()
 	for _, rev := range revisions {
 		c := connect(t, store, Config{LocalDSN: testDSN}, rev)
-		var res IssueList
+		var res backend.IssueList
 		callOK(t, c, ToolSearchIssues, nil, &res)
-		var projects ProjectList
+		var projects backend.ProjectList
 		callOK(t, c, ToolListProjects, nil, &projects)
 		for tool, notice := range map[string]string{ToolSearchIssues: res.Notice, ToolListProjects: projects.Notice} {
 			if !strings.Contains(notice, "no events yet") || !strings.Contains(notice, testDSN) || !strings.Contains(notice, "SENTRY_DSN") {
@@ -95,7 +100,7 @@ func TestEmptyLocalStoreNamesTheDSN(t *testing.T) {
 	// With events, a search that matches nothing is just empty.
 	full := storeWith(t, 1, trimpathFrames)
 	c := connect(t, full, Config{LocalDSN: testDSN}, revisions[0])
-	var res IssueList
+	var res backend.IssueList
 	callOK(t, c, ToolSearchIssues, map[string]any{"query": "nothing-matches-this"}, &res)
 	if res.Notice != "" {
 		t.Errorf("notice on a store with events: %q", res.Notice)
@@ -111,7 +116,7 @@ func TestListProjectsShowsDSN(t *testing.T) {
 		t.Fatalf("ingest: %d %s", code, body)
 	}
 	c := connect(t, store, Config{LocalDSN: testDSN}, revisions[0])
-	var res ProjectList
+	var res backend.ProjectList
 	callOK(t, c, ToolListProjects, nil, &res)
 	got := map[string]string{}
 	for _, p := range res.Projects {
@@ -131,7 +136,7 @@ func TestListProjectsShowsDSN(t *testing.T) {
 func TestCheckoutInvestigationIsCompact(t *testing.T) {
 	root := shopRoot(t)
 	store := storeWith(t, 30, trimpathFrames)
-	c := connect(t, store, Config{LocalDSN: testDSN, CodeMappings: []CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}}, revisions[0])
+	c := connect(t, store, Config{LocalDSN: testDSN, CodeMappings: []event.CodeMapping{{StackRoot: "example.com/shop/", SourceRoot: root}}}, revisions[0])
 	total := 0
 	call := func(tool string, args map[string]any, out any) {
 		t.Helper()
@@ -140,15 +145,15 @@ func TestCheckoutInvestigationIsCompact(t *testing.T) {
 		total += len(res.Text())
 		callOK(t, c, tool, args, out)
 	}
-	var search IssueList
+	var search backend.IssueList
 	call(ToolSearchIssues, map[string]any{"query": "is:unresolved", "statsPeriod": "6h30m"}, &search)
 	if len(search.Issues) != 1 {
 		t.Fatalf("issues: %+v", search.Issues)
 	}
 	is := search.Issues[0]
-	var issue IssueDetail
+	var issue backend.IssueDetail
 	call(ToolGetIssue, map[string]any{"issueId": is.ShortID}, &issue)
-	var ev Event
+	var ev backend.Event
 	call(ToolGetEvent, map[string]any{"issueId": is.ID}, &ev)
 
 	top := ev.Exceptions[0].Frames[0]
@@ -180,28 +185,28 @@ func TestCheckoutInvestigationIsCompact(t *testing.T) {
 // one unit, start alone is sent with end=now, and frames get the repository path from
 // the project's code mappings in Sentry, or the local path from the server's own.
 func TestSentryWindowsAndCodeMappings(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	fake.setOverride("/api/0/organizations/acme/code-mappings/", func(w http.ResponseWriter, r *http.Request) {
+	fake, srv := sentrytest.New(t, "")
+	fake.SetOverride("/api/0/organizations/acme/code-mappings/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("project") != "11" {
 			t.Errorf("code mappings asked for project %q; want the event's, 11", r.URL.Query().Get("project"))
 		}
 		w.Write([]byte(`[{"id":"1","projectId":"11","projectSlug":"backend","repoId":"5","repoName":"acme/shop","integrationId":"9",` +
 			`"provider":{"key":"github","name":"GitHub"},"stackRoot":"shop/","sourceRoot":"src/shop/","defaultBranch":"main","automaticallyGenerated":false}]`))
 	})
-	b := newTestSentry(t, srv.URL)
+	b := sentrytest.NewBackend(t, srv.URL)
 	ctx := context.Background()
-	if _, err := b.SearchIssues(ctx, SearchIssuesInput{StatsPeriod: "6h30m"}); err != nil {
+	if _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{StatsPeriod: "6h30m"}); err != nil {
 		t.Fatal(err)
 	}
-	q := fake.seen()[len(fake.seen())-1].Query()
+	q := fake.Seen()[len(fake.Seen())-1].Query()
 	if q.Get("statsPeriod") != "390m" {
 		t.Errorf("statsPeriod 6h30m sent as %q; want 390m", q.Get("statsPeriod"))
 	}
 	start := time.Now().Add(-3 * time.Hour).UTC().Truncate(time.Second)
-	if _, err := b.SearchIssues(ctx, SearchIssuesInput{Start: start.Format(time.RFC3339)}); err != nil {
+	if _, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Start: start.Format(time.RFC3339)}); err != nil {
 		t.Fatal(err)
 	}
-	q = fake.seen()[len(fake.seen())-1].Query()
+	q = fake.Seen()[len(fake.Seen())-1].Query()
 	end, err := time.Parse("2006-01-02T15:04:05", q.Get("end"))
 	if q.Get("start") != start.Format("2006-01-02T15:04:05") || err != nil || time.Since(end) > time.Minute || q.Has("statsPeriod") {
 		t.Errorf("start alone sent as %v; want start and end=now", q)
@@ -209,11 +214,11 @@ func TestSentryWindowsAndCodeMappings(t *testing.T) {
 
 	files := func(cfg Config) []string {
 		c := connect(t, b, cfg, revisions[0])
-		var ev Event
+		var ev backend.Event
 		callOK(t, c, ToolGetEvent, map[string]any{"issueId": "1002"}, &ev)
 		var out []string
 		for _, f := range ev.Exceptions[0].Frames {
-			out = append(out, firstNonEmpty(f.Path, f.Repo, f.File))
+			out = append(out, event.FirstNonEmpty(f.Path, f.Repo, f.File))
 		}
 		return out
 	}
@@ -222,11 +227,11 @@ func TestSentryWindowsAndCodeMappings(t *testing.T) {
 	}
 	root := t.TempDir()
 	if d := cmp.Diff([]string{filepath.Join(root, "cart", "load.go"), filepath.Join(root, "cart", "handler.go"), "net/http/server.go", "runtime/proc.go"},
-		files(Config{CodeMappings: []CodeMapping{{StackRoot: "shop", SourceRoot: root}}})); d != "" {
+		files(Config{CodeMappings: []event.CodeMapping{{StackRoot: "shop", SourceRoot: root}}})); d != "" {
 		t.Errorf("frames with a local code mapping over Sentry (-want +got):\n%s", d)
 	}
 	n := 0
-	for _, u := range fake.seen() {
+	for _, u := range fake.Seen() {
 		if strings.HasSuffix(u.Path, "/code-mappings/") {
 			n++
 		}

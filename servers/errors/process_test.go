@@ -18,6 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/internal/errorstest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
@@ -137,13 +141,13 @@ func eventIDsThroughMCP(t *testing.T, c *mcpkittest.Client) (ids map[string]bool
 	ids, counts = map[string]bool{}, map[string]int64{}
 	cursor := ""
 	for {
-		var issues IssueList
+		var issues backend.IssueList
 		callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1d", "limit": 100, "cursor": cursor}, &issues)
 		for _, is := range issues.Issues {
 			counts[is.ID] = is.Count
 			ec := ""
 			for {
-				var evs EventList
+				var evs backend.EventList
 				callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": is.ID, "limit": 100, "cursor": ec}, &evs)
 				for _, e := range evs.Events {
 					ids[e.ID] = true
@@ -172,18 +176,18 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	staging := ackedHub(t, first.dsn, "staging", rec)
 	var chargeLine int
 	for range 3 {
-		chargeLine = chargeCard(staging)
+		chargeLine = errorstest.ChargeCard(staging)
 	}
-	loadCart(staging, "ann")
+	errorstest.LoadCart(staging, "ann")
 	staging.CaptureMessage("inventory low")
-	explode(staging)
-	chargeCard(ackedHub(t, first.dsn, "production", rec))
+	errorstest.Explode(staging)
+	errorstest.ChargeCard(ackedHub(t, first.dsn, "production", rec))
 	if n := len(rec.acked()); n != 7 {
 		t.Fatalf("%d of 7 events acknowledged; stderr:\n%s", n, first.log())
 	}
 
 	// Found through the tools of the running process.
-	var issues IssueList
+	var issues backend.IssueList
 	callOK(t, first.client, ToolSearchIssues, map[string]any{"statsPeriod": "1h", "sort": "freq"}, &issues)
 	titles := map[string]int64{}
 	var charge string
@@ -196,12 +200,12 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	if len(titles) != 4 || titles["*errors.errorString: card declined"] != 4 || titles["*fmt.wrapError: load cart of ann: cart missing"] != 1 || titles["inventory low"] != 1 {
 		t.Fatalf("issues through MCP: %v; want 4 issues, card declined x4", titles)
 	}
-	var ev Event
+	var ev backend.Event
 	callOK(t, first.client, ToolGetEvent, map[string]any{"issueId": charge}, &ev)
 	if top := ev.Exceptions[0].Frames[0]; ev.Environment != "production" || top.Function != "chargeCard" || top.Line != chargeLine {
 		t.Errorf("latest event: environment %q, first frame %+v; want production and chargeCard line %d", ev.Environment, top, chargeLine)
 	}
-	var tv TagValueList
+	var tv backend.TagValueList
 	callOK(t, first.client, ToolGetTagValues, map[string]any{"issueId": charge, "key": "environment"}, &tv)
 	if len(tv.Values) != 2 || tv.Values[0].Value != "staging" || tv.Values[0].Count != 3 {
 		t.Errorf("environment values = %+v; want staging 3 first", tv.Values)
@@ -217,7 +221,7 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; !stop.Load() && i < 100000; i++ {
-				loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+				errorstest.LoadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
 			}
 		}()
 	}
@@ -256,7 +260,7 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	}
 	t.Logf("%d events acknowledged before SIGKILL (%d under load); %d found through MCP after restart", len(acked), len(acked)-before, len(stored))
 
-	var again Event
+	var again backend.Event
 	callOK(t, second.client, ToolGetEvent, map[string]any{"issueId": charge, "eventId": acked[0]}, &again)
 	if again.ID != acked[0] || again.Environment != "staging" {
 		t.Errorf("first acknowledged event after restart = %s in %q; want %s in staging", again.ID, again.Environment, acked[0])
@@ -265,7 +269,7 @@ func TestProcessSurvivesSIGKILLAndRestart(t *testing.T) {
 	// The restarted process keeps accepting events at its new address.
 	after := &ackRecorder{next: http.DefaultTransport.(*http.Transport).Clone()}
 	ackedHub(t, second.dsn, "after-restart", after).CaptureMessage("back up")
-	var found IssueList
+	var found backend.IssueList
 	callOK(t, second.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
 	var got []string
 	for _, is := range found.Issues {
@@ -327,7 +331,7 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		}
 	}
 	count := func(r *serverProcess) int64 {
-		var issues IssueList
+		var issues backend.IssueList
 		callOK(t, r.client, ToolSearchIssues, map[string]any{"statsPeriod": "1h", "limit": 100}, &issues)
 		var n int64
 		for _, is := range issues.Issues {
@@ -350,9 +354,9 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 			for i := 0; !stop.Load() && i < 100000; i++ {
 				switch i % 3 {
 				case 0:
-					chargeCard(hub)
+					errorstest.ChargeCard(hub)
 				case 1:
-					loadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
+					errorstest.LoadCart(hub, fmt.Sprintf("user-%d-%d", w, i))
 				default:
 					hub.CaptureMessage("inventory low")
 				}
@@ -388,13 +392,13 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		var total int64
 		cursor := ""
 		for {
-			var issues IssueList
+			var issues backend.IssueList
 			callOK(t, r.client, ToolSearchIssues, map[string]any{"statsPeriod": "1d", "limit": 100, "cursor": cursor}, &issues)
 			for _, is := range issues.Issues {
 				total += is.Count
 				ec := ""
 				for {
-					var evs EventList
+					var evs backend.EventList
 					callOK(t, r.client, ToolListIssueEvents, map[string]any{"issueId": is.ID, "limit": 100, "cursor": ec}, &evs)
 					for _, e := range evs.Events {
 						ids[e.ID]++
@@ -446,7 +450,7 @@ func TestCollectorSurvivesSIGKILLWithReaders(t *testing.T) {
 		t.Fatalf("the event sent after the restart was not acknowledged by %s", dsn)
 	}
 	for i, r := range readers {
-		var found IssueList
+		var found backend.IssueList
 		waitFor(t, "the reader to see the event sent after the restart", func() bool {
 			callOK(t, r.client, ToolSearchIssues, map[string]any{"query": "environment:after-restart"}, &found)
 			return len(found.Issues) == 1

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
 )
@@ -15,17 +17,17 @@ import (
 // a task for a client with the Tasks extension; cancelling it ends the request to
 // Sentry.
 func TestSentrySearchProgressAndTask(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
+	fake, srv := sentrytest.New(t, "")
 	ended := make(chan struct{}, 4)
-	fake.setOverride("/api/0/organizations/acme/issues/", func(w http.ResponseWriter, r *http.Request) {
+	fake.SetOverride("/api/0/organizations/acme/issues/", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(1200 * time.Millisecond):
-			w.Write(fixture(t, "issues_page3.json"))
+			w.Write(sentrytest.Fixture(t, "issues_page3.json"))
 		case <-r.Context().Done():
 			ended <- struct{}{}
 		}
 	})
-	s := New(Config{Logger: quietLogger}, newTestSentry(t, srv.URL))
+	s := New(Config{Logger: quietLogger}, sentrytest.NewBackend(t, srv.URL))
 	c := mcpkittest.Connect(t, s, mcpkit.Revision20260728, nil)
 	r := c.Request("tools/call", map[string]any{"name": ToolSearchIssues, "arguments": map[string]any{}, "_meta": map[string]any{"progressToken": 7}})
 	if r.Error != nil {

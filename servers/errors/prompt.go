@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -14,7 +16,7 @@ const PromptTriageIssue = "triage_issue"
 
 // addTriagePrompt registers triage_issue: the steps of triaging one issue with this
 // server's tools, with the issue resource embedded so the model starts from the data.
-func addTriagePrompt(s *mcpkit.Server, b Backend) {
+func addTriagePrompt(s *mcpkit.Server, b backend.Backend) {
 	s.AddPrompt(&mcpkit.Prompt{
 		Name:        PromptTriageIssue,
 		Title:       "Triage an error issue",
@@ -27,17 +29,17 @@ func addTriagePrompt(s *mcpkit.Server, b Backend) {
 		}},
 	}, func(ctx context.Context, _ *mcpkit.Request, args map[string]string) (*mcpkit.GetPromptResult, error) {
 		id := strings.TrimSpace(args["issueId"])
-		if err := checkID("issueId", id); err != nil {
+		if err := backend.CheckID("issueId", id); err != nil {
 			return nil, mcpkit.InvalidParams("%v", err)
 		}
 		msgs := []mcpkit.PromptMessage{}
 		data, err := issueResourceJSON(ctx, b, id)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, backend.ErrNotFound):
 			return nil, mcpkit.InvalidParams("issue %q was not found: find issue ids with search_issues", id)
-		case errors.Is(err, ErrInvalidInput):
+		case errors.Is(err, backend.ErrInvalidInput):
 			return nil, mcpkit.InvalidParams("%v", err)
-		case errors.Is(err, ErrConfig):
+		case errors.Is(err, backend.ErrConfig):
 			return nil, mcpkit.Errorf(mcpkit.CodeInternalError, "%v", err)
 		case err != nil:
 			// Sentry is slow or down: the steps still work once it answers.

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -71,7 +74,7 @@ func localWorld(t *testing.T) realClientWorld {
 
 // sentryWorld serves the Sentry API fake; the binary reaches it through SENTRY_URL.
 func sentryWorld(t *testing.T) realClientWorld {
-	_, srv := newFakeSentry(t, "")
+	_, srv := sentrytest.New(t, "")
 	return realClientWorld{
 		name: "sentry",
 		cases: []clientCase{
@@ -86,15 +89,15 @@ func sentryWorld(t *testing.T) realClientWorld {
 			if transport == "stdio" {
 				return realclient.Target{
 					Command: []string{serverBinary(t)},
-					Env:     []string{"SENTRY_AUTH_TOKEN=" + fakeToken, "SENTRY_URL=" + srv.URL, "SENTRY_ORG=acme", "SENTRY_DSN=", "ERRORS_BACKEND=", "MCP_HTTP_ADDR="},
+					Env:     []string{"SENTRY_AUTH_TOKEN=" + sentrytest.Token, "SENTRY_URL=" + srv.URL, "SENTRY_ORG=acme", "SENTRY_DSN=", "ERRORS_BACKEND=", "MCP_HTTP_ADDR="},
 				}
 			}
-			return httpTarget(t, newTestSentry(t, srv.URL))
+			return httpTarget(t, sentrytest.NewBackend(t, srv.URL))
 		},
 	}
 }
 
-func httpTarget(t *testing.T, b Backend) realclient.Target {
+func httpTarget(t *testing.T, b backend.Backend) realclient.Target {
 	return realclient.HTTPTarget(t, New(Config{Logger: quietLogger}, b).HTTPHandler(nil))
 }
 
@@ -191,9 +194,9 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 	ctx := t.Context()
 	// The store's answers as the tools present them (the server's clock and DSN aside,
 	// which expectCall leaves out of the comparison).
-	oracle := newPresenter(Config{}, store)
+	oracle := backend.NewPresenter(store, nil, nil, "", nil)
 
-	all, err := oracle.ListIssueEvents(ctx, ListIssueEventsInput{IssueID: sd.charge, Limit: MaxLimit})
+	all, err := oracle.ListIssueEvents(ctx, backend.ListIssueEventsInput{IssueID: sd.charge, Limit: backend.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +209,11 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 	}
 	oldest := ids[len(ids)-1]
 	const title = "*errors.errorString: card declined"
-	environments := []TagValue{{Value: "staging", Count: 3}, {Value: "production", Count: 1}}
+	environments := []backend.TagValue{{Value: "staging", Count: 3}, {Value: "production", Count: 1}}
 
 	calls := []inspectorCall{
-		expectCall(t, ToolListProjects, ListProjectsInput{}, oracle.ListProjects, func(t *testing.T, got *ProjectList) {
-			want := []Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
+		expectCall(t, ToolListProjects, backend.ListProjectsInput{}, oracle.ListProjects, func(t *testing.T, got *backend.ProjectList) {
+			want := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
 			if d := cmp.Diff(want, got.Projects, ignoreServerFields); d != "" {
 				t.Errorf("projects (-want +got):\n%s", d)
 			}
@@ -219,16 +222,16 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 				t.Errorf("project 42's DSN %q", dsn)
 			}
 		}),
-		expectCall(t, ToolSearchIssues, SearchIssuesInput{Query: "environment:production"}, oracle.SearchIssues, func(t *testing.T, got *IssueList) {
+		expectCall(t, ToolSearchIssues, backend.SearchIssuesInput{Query: "environment:production"}, oracle.SearchIssues, func(t *testing.T, got *backend.IssueList) {
 			if len(got.Issues) != 1 || got.Issues[0].ID != sd.charge || got.Issues[0].Title != title || got.Issues[0].Value != "card declined" {
 				t.Errorf("issues = %+v; want only %s %q", got.Issues, sd.charge, title)
 			}
 		}),
-		expectCall(t, ToolGetIssue, GetIssueInput{IssueID: sd.charge}, oracle.GetIssue, func(t *testing.T, got *IssueDetail) {
+		expectCall(t, ToolGetIssue, backend.GetIssueInput{IssueID: sd.charge}, oracle.GetIssue, func(t *testing.T, got *backend.IssueDetail) {
 			if got.ID != sd.charge || got.Title != title || got.Count != 4 || got.UserCount != 1 {
 				t.Errorf("issue %s %q count %d users %d; want %s %q count 4 users 1", got.ID, got.Title, got.Count, got.UserCount, sd.charge, title)
 			}
-			var env []TagValue
+			var env []backend.TagValue
 			for _, tag := range got.Tags {
 				if tag.Key == "environment" {
 					env = tag.TopValues
@@ -238,7 +241,7 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 				t.Errorf("environment tag (-want +got):\n%s", d)
 			}
 		}),
-		expectCall(t, ToolGetEvent, GetEventInput{IssueID: sd.charge, EventID: oldest}, oracle.GetEvent, func(t *testing.T, got *Event) {
+		expectCall(t, ToolGetEvent, backend.GetEventInput{IssueID: sd.charge, EventID: oldest}, oracle.GetEvent, func(t *testing.T, got *backend.Event) {
 			if got.ID != oldest || got.IssueID != sd.charge || got.Environment != "staging" || got.Release != "shop@1.2.3" {
 				t.Errorf("event %s of %s in %s/%s; want %s of %s in staging/shop@1.2.3", got.ID, got.IssueID, got.Environment, got.Release, oldest, sd.charge)
 			}
@@ -256,7 +259,7 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 				t.Errorf("top frame %s line %d at %q; want chargeCard line %d at the capture", top.Function, top.Line, current, sd.chargeLine)
 			}
 		}),
-		expectCall(t, ToolListIssueEvents, ListIssueEventsInput{IssueID: sd.charge, Limit: 2}, oracle.ListIssueEvents, func(t *testing.T, got *EventList) {
+		expectCall(t, ToolListIssueEvents, backend.ListIssueEventsInput{IssueID: sd.charge, Limit: 2}, oracle.ListIssueEvents, func(t *testing.T, got *backend.EventList) {
 			var gotIDs, gotEnvs []string
 			for _, e := range got.Events {
 				gotIDs = append(gotIDs, e.ID)
@@ -272,7 +275,7 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 				t.Errorf("nextCursor %q truncated %v; want a cursor to the two older events", got.NextCursor, got.Truncated)
 			}
 		}),
-		expectCall(t, ToolGetTagValues, GetTagValuesInput{IssueID: sd.charge, Key: "environment"}, oracle.GetTagValues, func(t *testing.T, got *TagValueList) {
+		expectCall(t, ToolGetTagValues, backend.GetTagValuesInput{IssueID: sd.charge, Key: "environment"}, oracle.GetTagValues, func(t *testing.T, got *backend.TagValueList) {
 			if got.Key != "environment" || got.TotalValues != 4 || got.UniqueValues != 2 {
 				t.Errorf("key %q total %d unique %d; want environment 4 2", got.Key, got.TotalValues, got.UniqueValues)
 			}
@@ -281,7 +284,7 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 			}
 		}),
 		{
-			name: ToolGetIssue + "_unknown", tool: ToolGetIssue, args: GetIssueInput{IssueID: "999999"},
+			name: ToolGetIssue + "_unknown", tool: ToolGetIssue, args: backend.GetIssueInput{IssueID: "999999"},
 			wantError: `no issue "999999" in the local store`,
 		},
 	}
@@ -326,10 +329,10 @@ var ignoreServerFields = cmp.FilterPath(func(p cmp.Path) bool {
 }, cmp.Ignore())
 
 // countsOnly keeps the value and count of tag values (their times are the seeding's).
-func countsOnly(values []TagValue) []TagValue {
-	var out []TagValue
+func countsOnly(values []backend.TagValue) []backend.TagValue {
+	var out []backend.TagValue
 	for _, v := range values {
-		out = append(out, TagValue{Value: v.Value, Count: v.Count})
+		out = append(out, backend.TagValue{Value: v.Value, Count: v.Count})
 	}
 	return out
 }

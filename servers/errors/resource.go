@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -27,8 +29,8 @@ func IssueURI(issueID string) string { return issueURIPrefix + issueID }
 // IssueResource is what an issue resource holds: the issue with its top tags and a
 // summary of its latest event.
 type IssueResource struct {
-	Issue       *IssueDetail `json:"issue"`
-	LatestEvent *Event       `json:"latestEvent,omitempty"`
+	Issue       *backend.IssueDetail `json:"issue"`
+	LatestEvent *backend.Event       `json:"latestEvent,omitempty"`
 	// LatestEventError says why the latest event is missing (for example it was
 	// dropped by retention or Sentry failed to return it).
 	LatestEventError string `json:"latestEventError,omitempty"`
@@ -36,7 +38,7 @@ type IssueResource struct {
 
 // addIssueResource registers errors://issues/{issueId} and lists the most recently
 // seen issues as resources, so a host can offer them for attaching.
-func addIssueResource(s *mcpkit.Server, b Backend) {
+func addIssueResource(s *mcpkit.Server, b backend.Backend) {
 	s.AddResourceTemplate(&mcpkit.ResourceTemplate{
 		URITemplate: IssueURITemplate,
 		Name:        "issue",
@@ -45,7 +47,7 @@ func addIssueResource(s *mcpkit.Server, b Backend) {
 		MIMEType:    "application/json",
 	}, func(ctx context.Context, _ *mcpkit.Request, uri string, vars map[string]string) (*mcpkit.ReadResourceResult, error) {
 		id := vars["issueId"]
-		if err := checkID("issueId", id); err != nil {
+		if err := backend.CheckID("issueId", id); err != nil {
 			return nil, mcpkit.InvalidParams("%v; expected %s", err, IssueURITemplate)
 		}
 		text, err := issueResourceJSON(ctx, b, id)
@@ -58,7 +60,7 @@ func addIssueResource(s *mcpkit.Server, b Backend) {
 		if cursor != "" {
 			return nil, "", mcpkit.InvalidParams("invalid cursor: resources/list has one page of issues")
 		}
-		list, err := b.SearchIssues(ctx, SearchIssuesInput{Limit: resourcesListed})
+		list, err := b.SearchIssues(ctx, backend.SearchIssuesInput{Limit: resourcesListed})
 		if err != nil {
 			return nil, "", mcpkit.Errorf(mcpkit.CodeInternalError, "listing recent issues: %v", err)
 		}
@@ -72,7 +74,7 @@ func addIssueResource(s *mcpkit.Server, b Backend) {
 
 // issueResourceEntry describes an issue in resources/list. The title comes from the
 // event data and was sanitised by the view layer like every result.
-func issueResourceEntry(is Issue) mcpkit.Resource {
+func issueResourceEntry(is backend.Issue) mcpkit.Resource {
 	name := is.ShortID
 	if name == "" {
 		name = is.ID
@@ -92,13 +94,13 @@ func issueResourceEntry(is Issue) mcpkit.Resource {
 
 // issueResourceJSON loads an issue and its latest event as compact JSON. A missing
 // latest event does not fail the read: the issue itself is still worth showing.
-func issueResourceJSON(ctx context.Context, b Backend, id string) (string, error) {
-	detail, err := b.GetIssue(ctx, GetIssueInput{IssueID: id})
+func issueResourceJSON(ctx context.Context, b backend.Backend, id string) (string, error) {
+	detail, err := b.GetIssue(ctx, backend.GetIssueInput{IssueID: id})
 	if err != nil {
 		return "", err
 	}
 	res := IssueResource{Issue: detail}
-	ev, err := b.GetEvent(ctx, GetEventInput{IssueID: detail.ID, EventID: "latest", MaxFrames: resourceMaxFrames, MaxBreadcrumbs: resourceMaxBreadcrumbs})
+	ev, err := b.GetEvent(ctx, backend.GetEventInput{IssueID: detail.ID, EventID: "latest", MaxFrames: resourceMaxFrames, MaxBreadcrumbs: resourceMaxBreadcrumbs})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", err
@@ -115,9 +117,9 @@ func issueResourceJSON(ctx context.Context, b Backend, id string) (string, error
 // keep the backend's message.
 func resourceError(uri string, err error) error {
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, backend.ErrNotFound):
 		return mcpkit.ResourceNotFound(uri)
-	case errors.Is(err, ErrInvalidInput):
+	case errors.Is(err, backend.ErrInvalidInput):
 		return mcpkit.InvalidParams("%v", err)
 	}
 	return mcpkit.Errorf(mcpkit.CodeInternalError, "%s", strings.TrimSpace(err.Error()))

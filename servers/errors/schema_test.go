@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/invopop/jsonschema"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
@@ -20,8 +22,8 @@ import (
 func TestSchemasOfInputsAndResults(t *testing.T) {
 	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true}
 	types := []any{
-		ListProjectsInput{}, SearchIssuesInput{}, GetIssueInput{}, GetEventInput{}, ListIssueEventsInput{}, GetTagValuesInput{},
-		ProjectList{}, IssueList{}, IssueDetail{}, Event{}, EventList{}, TagValueList{},
+		backend.ListProjectsInput{}, backend.SearchIssuesInput{}, backend.GetIssueInput{}, backend.GetEventInput{}, backend.ListIssueEventsInput{}, backend.GetTagValuesInput{},
+		backend.ProjectList{}, backend.IssueList{}, backend.IssueDetail{}, backend.Event{}, backend.EventList{}, backend.TagValueList{},
 	}
 	for i, v := range types {
 		input := i < 6
@@ -58,7 +60,7 @@ func TestSchemasOfInputsAndResults(t *testing.T) {
 			t.Errorf("properties without a description: %v", missing)
 		}
 	}
-	search := r.Reflect(SearchIssuesInput{})
+	search := r.Reflect(backend.SearchIssuesInput{})
 	sortProp, _ := search.Properties.Get("sort")
 	if diff := cmp.Diff([]any{"date", "new", "freq", "user"}, sortProp.Enum); diff != "" {
 		t.Errorf("sort enum (-want +got):\n%s", diff)
@@ -67,7 +69,7 @@ func TestSchemasOfInputsAndResults(t *testing.T) {
 	if limit.Maximum != json.Number("100") {
 		t.Errorf("limit maximum = %v, want 100", limit.Maximum)
 	}
-	if diff := cmp.Diff([]string{"issueId"}, r.Reflect(GetEventInput{}).Required); diff != "" {
+	if diff := cmp.Diff([]string{"issueId"}, r.Reflect(backend.GetEventInput{}).Required); diff != "" {
 		t.Errorf("GetEventInput required (-want +got):\n%s", diff)
 	}
 }

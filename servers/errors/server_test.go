@@ -8,6 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
+	"github.com/mcpkit/reference/servers/errors/event"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/mcpkittest"
@@ -55,8 +61,8 @@ func TestToolsListGolden(t *testing.T) {
 	}
 
 	local := listTools(t, c)
-	_, srv := newFakeSentry(t, "")
-	remote := listTools(t, connect(t, newTestSentry(t, srv.URL), Config{}, "2026-07-28"))
+	_, srv := sentrytest.New(t, "")
+	remote := listTools(t, connect(t, sentrytest.NewBackend(t, srv.URL), Config{}, "2026-07-28"))
 	legacy := listTools(t, connect(t, store, Config{}, "2025-11-25"))
 	var names []string
 	for i, tl := range local {
@@ -90,16 +96,16 @@ func TestToolsListGolden(t *testing.T) {
 func TestInstructionsNameTheBackend(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	_, srv := newFakeSentry(t, "")
+	_, srv := sentrytest.New(t, "")
 	dsn := "http://publickey@127.0.0.1:8970/1"
 	for _, tc := range []struct {
 		name string
-		b    Backend
+		b    backend.Backend
 		cfg  Config
 		want []string
 	}{
 		{"local", store, Config{LocalDSN: dsn}, []string{"local event store", "Sentry DSN to " + dsn, "never instructions"}},
-		{"sentry", newTestSentry(t, srv.URL), Config{}, []string{"Backend: Sentry at " + srv.URL + "/", "default organization acme"}},
+		{"sentry", sentrytest.NewBackend(t, srv.URL), Config{}, []string{"Backend: Sentry at " + srv.URL + "/", "default organization acme"}},
 	} {
 		var res struct {
 			Instructions string `json:"instructions"`
@@ -123,14 +129,14 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 		t.Run(rev, func(t *testing.T) {
 			c := connect(t, sd.store, Config{}, rev)
 
-			var projects ProjectList
+			var projects backend.ProjectList
 			callOK(t, c, ToolListProjects, nil, &projects)
-			wantProjects := []Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
+			wantProjects := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
 			if diff := cmp.Diff(wantProjects, projects.Projects); diff != "" {
 				t.Errorf("list_projects (-want +got):\n%s", diff)
 			}
 
-			var issues IssueList
+			var issues backend.IssueList
 			callOK(t, c, ToolSearchIssues, map[string]any{"statsPeriod": "1h", "sort": "freq"}, &issues)
 			counts := map[string]int64{}
 			for _, is := range issues.Issues {
@@ -157,7 +163,7 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 				{map[string]any{"query": "is:resolved"}, nil},
 				{map[string]any{"project": []string{"42"}, "query": "inventory"}, []string{sd.inventory}},
 			} {
-				var got IssueList
+				var got backend.IssueList
 				callOK(t, c, ToolSearchIssues, tc.args, &got)
 				var ids []string
 				for _, is := range got.Issues {
@@ -178,7 +184,7 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 				if cursor != "" {
 					args["cursor"] = cursor
 				}
-				var page IssueList
+				var page backend.IssueList
 				callOK(t, c, ToolSearchIssues, args, &page)
 				pages++
 				for _, is := range page.Issues {
@@ -195,7 +201,7 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 				t.Errorf("paging by 2: %d pages, issues seen %v; want 3 pages and 5 issues once each", pages, seen)
 			}
 
-			var detail IssueDetail
+			var detail backend.IssueDetail
 			callOK(t, c, ToolGetIssue, map[string]any{"issueId": sd.charge}, &detail)
 			envs := map[string]int64{}
 			for _, ts := range detail.Tags {
@@ -209,7 +215,7 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 				t.Errorf("get_issue count=%d users=%d environments (-want +got):\n%s", detail.Count, detail.UserCount, diff)
 			}
 
-			var ev Event
+			var ev backend.Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": sd.charge}, &ev)
 			if len(ev.Exceptions) != 1 || len(ev.Exceptions[0].Frames) == 0 {
 				t.Fatalf("get_event latest: exceptions %+v", ev.Exceptions)
@@ -218,13 +224,13 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 			if ev.Environment != "production" || ev.Release != "shop@1.2.3" || !top.InApp || top.Function != "chargeCard" || top.Line != sd.chargeLine {
 				t.Errorf("get_event latest: env %q release %q first frame %+v; want production, shop@1.2.3, in-app chargeCard line %d", ev.Environment, ev.Release, top, sd.chargeLine)
 			}
-			var short Event
+			var short backend.Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": sd.charge, "eventId": "oldest", "maxFrames": 1, "maxBreadcrumbs": 0}, &short)
 			if short.Environment != "staging" || len(short.Exceptions[0].Frames) != 1 || short.Exceptions[0].FramesOmitted == 0 || !short.Truncated || short.Hint == "" {
 				t.Errorf("get_event oldest maxFrames=1: env %q, %d frames, %d omitted, truncated %v hint %q; want staging, 1 frame, the rest counted and a hint",
 					short.Environment, len(short.Exceptions[0].Frames), short.Exceptions[0].FramesOmitted, short.Truncated, short.Hint)
 			}
-			var chained Event
+			var chained backend.Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": sd.cart}, &chained)
 			var chain []string
 			for _, x := range chained.Exceptions {
@@ -234,20 +240,20 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 				t.Errorf("get_event exception chain (-want +got):\n%s", diff)
 			}
 
-			var events EventList
+			var events backend.EventList
 			callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": sd.charge, "limit": 3}, &events)
-			var rest EventList
+			var rest backend.EventList
 			callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": sd.charge, "limit": 3, "cursor": events.NextCursor}, &rest)
 			if len(events.Events) != 3 || events.Events[0].Environment != "production" || len(rest.Events) != 1 || rest.NextCursor != "" {
 				t.Errorf("list_issue_events: first page %+v, second %+v; want 3 newest first (production), then 1", events.Events, rest.Events)
 			}
-			var byID Event
+			var byID backend.Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": sd.charge, "eventId": rest.Events[0].ID}, &byID)
 			if byID.ID != rest.Events[0].ID {
 				t.Errorf("get_event by id returned %s, want %s", byID.ID, rest.Events[0].ID)
 			}
 
-			var tv TagValueList
+			var tv backend.TagValueList
 			callOK(t, c, ToolGetTagValues, map[string]any{"issueId": sd.charge, "key": "environment"}, &tv)
 			var vals []string
 			for _, v := range tv.Values {
@@ -265,8 +271,8 @@ func TestEveryToolOverTheLocalStore(t *testing.T) {
 func TestToolErrorsSayWhatToDo(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
 	defer store.Close()
-	_, srv := newFakeSentry(t, "")
-	backends := map[string]Backend{"local": store, "sentry": newTestSentry(t, srv.URL)}
+	_, srv := sentrytest.New(t, "")
+	backends := map[string]backend.Backend{"local": store, "sentry": sentrytest.NewBackend(t, srv.URL)}
 	cases := []struct {
 		tool string
 		args map[string]any
@@ -298,15 +304,15 @@ func TestToolErrorsSayWhatToDo(t *testing.T) {
 }
 
 // TestEveryToolOverTheSentryFake: every tool at both revisions against the fake of the
-// Sentry API (testdata/sentry), with the arguments passed through to the API.
+// Sentry API (sentryapi/sentrytest), with the arguments passed through to the API.
 func TestEveryToolOverTheSentryFake(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL)
+	fake, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL)
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			c := connect(t, b, Config{}, rev)
 
-			var projects ProjectList
+			var projects backend.ProjectList
 			callOK(t, c, ToolListProjects, nil, &projects)
 			var slugs []string
 			for _, p := range projects.Projects {
@@ -316,9 +322,9 @@ func TestEveryToolOverTheSentryFake(t *testing.T) {
 				t.Errorf("list_projects organizations %+v (-want +got):\n%s", projects.Organizations, diff)
 			}
 
-			var page1, page2 IssueList
+			var page1, page2 backend.IssueList
 			callOK(t, c, ToolSearchIssues, map[string]any{"query": "is:unresolved level:error", "sort": "freq", "statsPeriod": "24h", "project": []string{"backend"}, "limit": 2}, &page1)
-			sent := fake.seen()[len(fake.seen())-1].Query()
+			sent := fake.Seen()[len(fake.Seen())-1].Query()
 			if sent.Get("query") != "is:unresolved level:error" || sent.Get("sort") != "freq" || sent.Get("statsPeriod") != "24h" || sent.Get("project") != "11" || sent.Get("limit") != "2" {
 				t.Errorf("search_issues sent %v to Sentry", sent)
 			}
@@ -331,7 +337,7 @@ func TestEveryToolOverTheSentryFake(t *testing.T) {
 				t.Errorf("search_issues two pages (cursor %q, first count %d) (-want +got):\n%s", page1.NextCursor, page1.Issues[0].Count, diff)
 			}
 
-			var detail IssueDetail
+			var detail backend.IssueDetail
 			callOK(t, c, ToolGetIssue, map[string]any{"issueId": "1001"}, &detail)
 			var keys []string
 			for _, ts := range detail.Tags {
@@ -341,20 +347,20 @@ func TestEveryToolOverTheSentryFake(t *testing.T) {
 				t.Errorf("get_issue short id %q tag keys (-want +got):\n%s", detail.ShortID, diff)
 			}
 
-			var ev Event
+			var ev backend.Event
 			callOK(t, c, ToolGetEvent, map[string]any{"issueId": "1002", "eventId": "latest", "maxFrames": 3}, &ev)
 			if len(ev.Exceptions) != 2 || ev.Exceptions[1].Mechanism != "chained" || ev.Exceptions[0].Frames[0].Function != "Load" ||
-				ev.Request.Headers["Authorization"] != Redacted || ev.Extra["db_password"] != Redacted || !ev.Truncated {
+				ev.Request.Headers["Authorization"] != event.Redacted || ev.Extra["db_password"] != event.Redacted || !ev.Truncated {
 				t.Errorf("get_event latest of 1002 = %+v; want a chain of two, Load first, secrets redacted, truncated at 3 frames", ev)
 			}
 
-			var events EventList
+			var events backend.EventList
 			callOK(t, c, ToolListIssueEvents, map[string]any{"issueId": "1002", "limit": 10}, &events)
 			if len(events.Events) != 2 || events.Events[0].ID != "9b1f6d9a4c2e4f0a8e6b3c1d2e4f5a6b" {
 				t.Errorf("list_issue_events 1002 = %+v", events.Events)
 			}
 
-			var tv TagValueList
+			var tv backend.TagValueList
 			callOK(t, c, ToolGetTagValues, map[string]any{"issueId": "1002", "key": "environment"}, &tv)
 			if len(tv.Values) != 2 || tv.Values[0].Value != "production" || tv.Values[0].Count != 200 || tv.TotalValues != 230 {
 				t.Errorf("get_tag_values environment of 1002 = %+v", tv)
@@ -366,8 +372,8 @@ func TestEveryToolOverTheSentryFake(t *testing.T) {
 // TestSentryRefusedTokenIsAToolError: a token Sentry refuses makes every call an
 // isError result naming SENTRY_AUTH_TOKEN, never echoing the token.
 func TestSentryRefusedTokenIsAToolError(t *testing.T) {
-	_, srv := newFakeSentry(t, "")
-	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.Token = "sntrys_wrong_token" })
+	_, srv := sentrytest.New(t, "")
+	b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.Token = "sntrys_wrong_token" })
 	for _, rev := range revisions {
 		c := connect(t, b, Config{}, rev)
 		msg := callErr(t, c, ToolSearchIssues, map[string]any{"query": "is:unresolved"})
@@ -445,8 +451,8 @@ func TestIssueResource(t *testing.T) {
 // event (the Sentry fake has no fixture for issue 1001's), the resource still holds
 // the issue and says why the event is missing.
 func TestIssueResourceWithoutLatestEvent(t *testing.T) {
-	_, srv := newFakeSentry(t, "")
-	c := connect(t, newTestSentry(t, srv.URL), Config{}, "2026-07-28")
+	_, srv := sentrytest.New(t, "")
+	c := connect(t, sentrytest.NewBackend(t, srv.URL), Config{}, "2026-07-28")
 	var read struct {
 		Contents []mcpkit.ResourceContents `json:"contents"`
 	}
@@ -514,9 +520,9 @@ func TestTriagePrompt(t *testing.T) {
 // TestTriagePromptWhenSentryIsDown: a backend that fails (not a missing issue) still
 // yields the steps, saying the issue could not be loaded.
 func TestTriagePromptWhenSentryIsDown(t *testing.T) {
-	fake, srv := newFakeSentry(t, "")
-	fake.setOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) })
-	b := newTestSentry(t, srv.URL, func(c *SentryConfig) { c.MaxAttempts = 1 })
+	fake, srv := sentrytest.New(t, "")
+	fake.SetOverride("/api/0/organizations/acme/issues/1001/", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) })
+	b := sentrytest.NewBackend(t, srv.URL, func(c *sentryapi.Config) { c.MaxAttempts = 1 })
 	c := connect(t, b, Config{}, "2026-07-28")
 	var got mcpkit.GetPromptResult
 	json.Unmarshal(c.Call("prompts/get", map[string]any{"name": PromptTriageIssue, "arguments": map[string]string{"issueId": "1001"}}), &got)

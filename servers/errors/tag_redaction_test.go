@@ -6,6 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/sentryapi/sentrytest"
+
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 // plantedTagSecrets are credentials under tag keys that name secrets, as an
@@ -23,7 +28,7 @@ var plantedTagSecrets = map[string]string{
 // plantedURLTag is a tag whose key names no secret but whose value carries one inline.
 const (
 	plantedURLTag      = "https://shop.example.com/reset?token=LEAKurl4d5e6f"
-	plantedURLRedacted = "https://shop.example.com/reset?token=" + Redacted
+	plantedURLRedacted = "https://shop.example.com/reset?token=" + event.Redacted
 	leakMark           = "LEAK"
 )
 
@@ -34,8 +39,8 @@ const (
 // still be there, its value redacted, so that the test cannot pass by showing nothing.
 func TestTagValuesAreRedactedInEveryView(t *testing.T) {
 	t.Run("sentry", func(t *testing.T) {
-		_, srv := newFakeSentry(t, "")
-		checkTagRedaction(t, newTestSentry(t, srv.URL), []string{"1005"}, false)
+		_, srv := sentrytest.New(t, "")
+		checkTagRedaction(t, sentrytest.NewBackend(t, srv.URL), []string{"1005"}, false)
 	})
 	t.Run("local", func(t *testing.T) {
 		store, issues := plantLocalTagSecrets(t)
@@ -58,16 +63,16 @@ func plantLocalTagSecrets(t *testing.T) (*LocalStore, []string) {
 	if code, body := postEnvelope(t, srv.URL+"/api/42/envelope/", envelopeOf(hexID(1), [2]string{"event", testEvent(hexID(1), "*auth.Error", "session rejected", "Verify", tags)}), nil); code != 200 {
 		t.Fatalf("ingest: %d %s", code, body)
 	}
-	raw := &eventData{
+	raw := &event.Event{
 		ID: hexID(2), Project: "42", Timestamp: time.Now().UTC(), Level: "error", Platform: "go",
-		Tags:       []tagPair{{"environment", "production"}, {"url", plantedURLTag}},
-		Exceptions: []exceptionData{{Type: "*auth.StoredError", Value: "stored before redaction", Frames: []frameData{{Function: "Load", Module: "shop/auth", Filename: "auth/load.go", Line: 7, InApp: true}}}},
+		Tags:       []event.Pair{{Key: "environment", Value: "production"}, {Key: "url", Value: plantedURLTag}},
+		Exceptions: []event.Exception{{Type: "*auth.StoredError", Value: "stored before redaction", Frames: []event.Frame{{Function: "Load", Module: "shop/auth", Filename: "auth/load.go", Line: 7, InApp: true}}}},
 	}
 	for k, v := range plantedTagSecrets {
-		raw.Tags = append(raw.Tags, tagPair{k, v})
+		raw.Tags = append(raw.Tags, event.Pair{Key: k, Value: v})
 	}
-	sortPairs(raw.Tags)
-	if err := store.ingest(context.Background(), []*eventData{raw}); err != nil {
+	event.SortPairs(raw.Tags)
+	if err := store.Ingest(context.Background(), []*event.Event{raw}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
@@ -76,14 +81,14 @@ func plantLocalTagSecrets(t *testing.T) (*LocalStore, []string) {
 	}
 	store = openTestStore(t, dir)
 	t.Cleanup(func() { store.Close() })
-	res, err := store.SearchIssues(context.Background(), SearchIssuesInput{StatsPeriod: "1h"})
+	res, err := store.SearchIssues(context.Background(), backend.SearchIssuesInput{StatsPeriod: "1h"})
 	if err != nil || len(res.Issues) != 2 {
 		t.Fatalf("planted issues = %+v, %v; want 2", res, err)
 	}
 	return store, []string{res.Issues[0].ID, res.Issues[1].ID}
 }
 
-func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
+func checkTagRedaction(t *testing.T, b backend.Backend, issues []string, local bool) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			c := connect(t, b, Config{}, rev)
@@ -99,13 +104,13 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 				callOK(t, c, tool, args, out)
 			}
 
-			var list IssueList
+			var list backend.IssueList
 			call(ToolSearchIssues, map[string]any{"statsPeriod": "14d"}, &list)
 			if local {
 				// The local store matches tags itself: a search must not probe a
 				// value the tools hide.
 				for _, q := range []string{"session_id:*LEAK*", "token:LEAKtok0a1b2c3d", "url:*LEAKurl*"} {
-					var probe IssueList
+					var probe backend.IssueList
 					call(ToolSearchIssues, map[string]any{"query": q}, &probe)
 					if len(probe.Issues) != 0 {
 						t.Errorf("search_issues %q found %d issues: the search matches a redacted value", q, len(probe.Issues))
@@ -115,17 +120,17 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 			noLeak("resources/list", c.Call("resources/list", nil))
 
 			for _, id := range issues {
-				var detail IssueDetail
+				var detail backend.IssueDetail
 				call(ToolGetIssue, map[string]any{"issueId": id}, &detail)
-				summary := map[string]TagSummary{}
+				summary := map[string]backend.TagSummary{}
 				for _, ts := range detail.Tags {
 					summary[ts.Key] = ts
 				}
 				for k, v := range detail.EveryEvent { // one value on every event
-					summary[k] = TagSummary{Key: k, TopValues: []TagValue{{Value: v, Count: detail.Count}}}
+					summary[k] = backend.TagSummary{Key: k, TopValues: []backend.TagValue{{Value: v, Count: detail.Count}}}
 				}
 				for key := range plantedTagSecrets {
-					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, Redacted)
+					checkRedactedValues(t, "get_issue "+id+" tag summary of "+key, summary[key].TopValues, event.Redacted)
 				}
 				checkRedactedValues(t, "get_issue "+id+" tag summary of url", summary["url"].TopValues, plantedURLRedacted)
 
@@ -134,15 +139,15 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 					refs = append(refs, "oldest")
 				}
 				for _, ref := range refs {
-					var ev Event
+					var ev backend.Event
 					call(ToolGetEvent, map[string]any{"issueId": id, "eventId": ref}, &ev)
 					shown := map[string]string{}
 					for _, tg := range ev.Tags {
 						shown[tg.Key] = tg.Value
 					}
 					for key := range plantedTagSecrets {
-						if shown[key] != Redacted {
-							t.Errorf("get_event %s of %s: tag %s = %q, want %s", ref, id, key, shown[key], Redacted)
+						if shown[key] != event.Redacted {
+							t.Errorf("get_event %s of %s: tag %s = %q, want %s", ref, id, key, shown[key], event.Redacted)
 						}
 					}
 					if shown["url"] != plantedURLRedacted {
@@ -150,15 +155,15 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 					}
 				}
 
-				var events EventList
+				var events backend.EventList
 				call(ToolListIssueEvents, map[string]any{"issueId": id}, &events)
 
 				for key := range plantedTagSecrets {
-					var tv TagValueList
+					var tv backend.TagValueList
 					call(ToolGetTagValues, map[string]any{"issueId": id, "key": key}, &tv)
-					checkRedactedValues(t, "get_tag_values "+id+" "+key, tv.Values, Redacted)
+					checkRedactedValues(t, "get_tag_values "+id+" "+key, tv.Values, event.Redacted)
 				}
-				var tv TagValueList
+				var tv backend.TagValueList
 				call(ToolGetTagValues, map[string]any{"issueId": id, "key": "url"}, &tv)
 				checkRedactedValues(t, "get_tag_values "+id+" url", tv.Values, plantedURLRedacted)
 
@@ -174,7 +179,7 @@ func checkTagRedaction(t *testing.T, b Backend, issues []string, local bool) {
 }
 
 // checkRedactedValues wants at least one value, each of them want.
-func checkRedactedValues(t *testing.T, what string, values []TagValue, want string) {
+func checkRedactedValues(t *testing.T, what string, values []backend.TagValue, want string) {
 	t.Helper()
 	if len(values) == 0 {
 		t.Errorf("%s: no values; want the tag shown with its value redacted", what)

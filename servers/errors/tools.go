@@ -3,6 +3,8 @@ package errorserver
 import (
 	"context"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -42,7 +44,7 @@ const (
 // tools is the server's tool table: the six read-only tools in tools/list order.
 // Tools that reach Sentry (remote) are marked open world; over the local store they
 // only read the server's own data.
-func tools(b Backend, remote bool) []mcpkit.ServerTool {
+func tools(b backend.Backend, remote bool) []mcpkit.ServerTool {
 	ann := mcpkit.ReadOnly()
 	if remote {
 		ann.OpenWorldHint = true
@@ -63,7 +65,7 @@ func tools(b Backend, remote bool) []mcpkit.ServerTool {
 // The tools carry no output schema (their Out is any) and no title: the result types'
 // schemas would add about 14 KB to tools/list (four times the input schemas) that
 // hosts do not show the model, and the names read well. The results are still JSON
-// objects whose fields are documented on the result types (results.go). A backend
+// objects whose fields are documented on the result types (backend/results.go). A backend
 // error becomes an isError result with the backend's message, which says what was
 // wrong and what to do.
 func readTool[In, Out any](name, description string, ann *mcpkit.ToolAnnotations, op func(context.Context, In) (Out, error)) mcpkit.ServerTool {

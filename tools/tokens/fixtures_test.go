@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	errorserver "github.com/mcpkit/reference/servers/errors"
+	"github.com/mcpkit/reference/servers/errors/backend"
+	"github.com/mcpkit/reference/servers/errors/ingest"
 	"github.com/mcpkit/reference/servers/filesystem"
 	"github.com/mcpkit/reference/servers/github"
 	"github.com/mcpkit/reference/servers/postgres"
@@ -167,7 +169,7 @@ func errorsStore(t testing.TB) *errorserver.LocalStore {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	srv := httptest.NewServer(store.IngestHandler())
+	srv := httptest.NewServer(ingest.Handler(store))
 	defer srv.Close()
 	now := time.Now().UTC()
 	send := func(i int, ev map[string]any) {
@@ -201,7 +203,7 @@ func errorsStore(t testing.TB) *errorserver.LocalStore {
 	// The store indexes what it acknowledged; wait until all six events are searchable.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := store.SearchIssues(t.Context(), errorserver.SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
+		res, err := store.SearchIssues(t.Context(), backend.SearchIssuesInput{StatsPeriod: "1h", Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

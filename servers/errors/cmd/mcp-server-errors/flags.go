@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	errorserver "github.com/mcpkit/reference/servers/errors"
+	"github.com/mcpkit/reference/servers/errors/event"
 )
 
 const (
@@ -62,7 +62,7 @@ type flags struct {
 
 // codeMappings is --code-mapping: repeatable, and each value (ERRORS_CODE_MAPPINGS
 // too) is a list of STACK_ROOT=SOURCE_ROOT separated by commas or semicolons.
-type codeMappings []errorserver.CodeMapping
+type codeMappings []event.CodeMapping
 
 func (c *codeMappings) String() string {
 	if c == nil {
@@ -76,12 +76,12 @@ func (c *codeMappings) String() string {
 }
 
 func (c *codeMappings) Set(v string) error {
-	list := errorserver.SplitList(v)
+	list := event.SplitList(v)
 	if len(list) == 0 {
 		return errors.New("give STACK_ROOT=SOURCE_ROOT, such as example.com/shop/=/home/me/src/shop")
 	}
 	for _, s := range list {
-		m, err := errorserver.ParseCodeMapping(s)
+		m, err := event.ParseCodeMapping(s)
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func (l *listFlag) String() string {
 }
 
 func (l *listFlag) Set(v string) error {
-	list := errorserver.SplitList(v)
+	list := event.SplitList(v)
 	if len(list) == 0 {
 		return errors.New("give a module or path prefix such as example.com/shop")
 	}
@@ -182,7 +182,7 @@ type localSettings struct {
 	spotlight  string // "": no Spotlight endpoint
 	page       bool   // serve the page on the ingest listeners
 	// codeMappings and inApp are the server's, for the page's frames.
-	codeMappings []errorserver.CodeMapping
+	codeMappings []event.CodeMapping
 	inApp        []string
 }
 

@@ -17,6 +17,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	errorserver "github.com/mcpkit/reference/servers/errors"
 )
 
@@ -284,7 +288,7 @@ func startLocalOpening(ls localSettings, cfg errorserver.LocalConfig, lock *erro
 const openFailureGrace = 200 * time.Millisecond
 
 // backend is what the MCP server calls: the store, or the store still opening.
-func (r *localRun) backend() errorserver.Backend {
+func (r *localRun) backend() backend.Backend {
 	if r.opening != nil {
 		return r.opening
 	}
@@ -327,7 +331,7 @@ func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, lo
 			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
 		}
 	}
-	handler := r.store.IngestHandler()
+	handler := ingest.Handler(r.store)
 	if ls.page {
 		handler = r.store.PageHandler(pageConfig(ls, dsn, ln, sl, logger), handler)
 		logger.Info("local store: the stored issues are on a page for your browser", "page", pageURL(ln.Addr()))

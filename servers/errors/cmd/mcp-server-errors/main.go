@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpkit/reference/servers/errors/sentryapi"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
@@ -86,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
 	if kind == backendSentry {
-		backend, err := errorserver.NewSentryBackend(errorserver.SentryConfig{
+		backend, err := sentryapi.New(sentryapi.Config{
 			BaseURL: f.sentryURL, Token: token, Organization: f.sentryOrg, Logger: logger,
 		})
 		if err != nil {

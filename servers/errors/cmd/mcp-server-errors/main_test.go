@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/reference/servers/errors/backend"
+
 	"github.com/getsentry/sentry-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/reference/pkg/mcpkit"
@@ -455,15 +457,15 @@ func TestIngestRunsWithTheTransportAndStopsWithIt(t *testing.T) {
 		t.Fatalf("the data directory is not released after run returned: %v", err)
 	}
 	defer store.Close()
-	ev, err := store.GetEvent(context.Background(), errorserver.GetEventInput{IssueID: firstIssue(t, store), EventID: string(*id)})
+	ev, err := store.GetEvent(context.Background(), backend.GetEventInput{IssueID: firstIssue(t, store), EventID: string(*id)})
 	if err != nil || ev.Message != "hello from the app" {
 		t.Errorf("the acknowledged event after shutdown: %+v, %v", ev, err)
 	}
 }
 
-func firstIssue(t *testing.T, b errorserver.Backend) string {
+func firstIssue(t *testing.T, b backend.Backend) string {
 	t.Helper()
-	res, err := b.SearchIssues(context.Background(), errorserver.SearchIssuesInput{})
+	res, err := b.SearchIssues(context.Background(), backend.SearchIssuesInput{})
 	if err != nil || len(res.Issues) == 0 {
 		t.Fatalf("SearchIssues: %+v, %v", res, err)
 	}
