@@ -82,6 +82,12 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		s.drain(&c.wg)
 		return nil
 	case err := <-c.readErr:
+		// Reading has stopped; requests already read still get their answers. A
+		// client that writes its requests and closes stdin at once (a pipeline, a
+		// script) is owed every answer: only what still runs after stdinGrace is
+		// cancelled, and drain then bounds the exit as before.
+		// Listen streams are not waited for: they run until cancelled.
+		waitGroupWithin(&c.calls, stdinGrace)
 		cancelAll()
 		s.drain(&c.wg)
 		if errors.Is(err, io.EOF) {
@@ -99,7 +105,8 @@ type stdioConn struct {
 	out     *lineWriter
 	br      *bufio.Reader
 	watch   *inlineWatch
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // every request running
+	calls   sync.WaitGroup // the requests that answer once (all but listen streams)
 	sem     chan struct{} // bounds requests running at once; listen streams do not count
 	readErr chan error
 }
@@ -182,6 +189,9 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 		}
 	}
 	c.wg.Add(1)
+	if counted {
+		c.calls.Add(1)
+	}
 	return func() {
 		defer c.wg.Done()
 		rep := c.s.handle(ctx, incoming{msg: m, sess: c.sess, out: c.out})
@@ -193,17 +203,35 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 			_ = c.out.writeOwned(rep.msg)
 			releaseResponse(rep.msg)
 		}
+		if counted {
+			c.calls.Done() // after the answer is written: waiting for calls waits for answers
+		}
+	}
+}
+
+// stdinGrace is how long requests already read may go on running after stdin ends
+// before they are cancelled. With drain's bound after it, a closed stdin still ends
+// the process within about three seconds however long a call would run.
+const stdinGrace = time.Second
+
+// waitGroupWithin waits for wg up to d and reports whether it finished.
+func waitGroupWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
 // drain waits a moment for in-flight handlers to notice cancellation, so a closed
 // stdin ends the process promptly without cutting a response in half.
 func (s *Server) drain(wg *sync.WaitGroup) {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
+	if !waitGroupWithin(wg, 2*time.Second) {
 		s.logger.Warn("exiting with requests still running after stdin closed")
 	}
 }
