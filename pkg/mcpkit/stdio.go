@@ -107,7 +107,7 @@ type stdioConn struct {
 	watch   *inlineWatch
 	wg      sync.WaitGroup // every request running
 	calls   sync.WaitGroup // the requests that answer once (all but listen streams)
-	sem     chan struct{} // bounds requests running at once; listen streams do not count
+	sem     chan struct{}  // bounds requests running at once; listen streams do not count
 	readErr chan error
 }
 
