@@ -86,6 +86,12 @@ type registeredTool struct {
 	compileOnce sync.Once
 	validate    ArgumentValidator
 	compileErr  error
+
+	// required holds the input schema's top-level required names, read once: the
+	// optional arguments a call sends as null are dropped before validation (see
+	// dropNullOptionals).
+	requiredOnce sync.Once
+	required     []string
 }
 
 // validator returns the tool's argument validator, compiling it on first use.
@@ -292,6 +298,7 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if args[0] != '{' {
 		return nil, InvalidParams(`tools/call "arguments" must be an object`)
 	}
+	args = dropNullOptionals(args, rt.requiredNames())
 	if err := s.resume(ctx, req, p, args); err != nil {
 		return nil, err
 	}
