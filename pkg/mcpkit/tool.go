@@ -187,6 +187,7 @@ func (s *Server) addToolGenerated(tool Tool, generate func() json.RawMessage, h 
 	readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
 	if s.opts.ReadOnly && !readOnly {
 		s.logger.Debug("read-only server: not registering tool", "tool", tool.Name)
+		s.withheld.Store(tool.Name, true)
 		return
 	}
 	if w := s.opts.WriteScope; w != "" && !readOnly && !slices.Contains(tool.Scopes, w) {
@@ -285,6 +286,13 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	req.Name = p.Name
 	rt := s.tool(p.Name)
 	if rt == nil {
+		if _, ok := s.withheld.Load(p.Name); ok {
+			hint := s.opts.WritesHint
+			if hint == "" {
+				hint = "restart the server with --allow-writes"
+			}
+			return nil, InvalidParams("tool %q changes things, and this server runs read-only: %s", p.Name, hint)
+		}
 		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
 	}
 	withTasks := req.Modern() && req.Meta.ClientCapabilities.HasExtension(ExtensionTasks)
