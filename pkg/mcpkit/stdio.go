@@ -129,7 +129,9 @@ func (c *stdioConn) readLoop() {
 		}
 		var job func()
 		if over != nil {
-			_ = c.out.write(encodeResponse(oversizedID(over.head, over.tail), nil, tooLarge(limit)))
+			e := tooLarge(limit)
+			c.s.logRefused("stdio", "", 0, e)
+			_ = c.out.write(encodeResponse(oversizedID(over.head, over.tail), nil, e))
 		} else if len(line) > 0 {
 			job = c.accept(line)
 		}
@@ -164,9 +166,11 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	if derr != nil {
 		if m == nil || !m.isNotification() {
 			var id ID
+			method := ""
 			if m != nil {
-				id = m.ID
+				id, method = m.ID, m.Method
 			}
+			c.s.logRefused("stdio", method, 0, derr)
 			_ = c.out.write(encodeResponse(id, nil, derr))
 		}
 		return nil
@@ -176,6 +180,7 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	}
 	ctx, refusal := c.sess.begin(c.ctx, m)
 	if refusal != nil {
+		c.s.logRefused("stdio", m.Method, 0, refusal)
 		_ = c.out.write(encodeResponse(m.ID, nil, refusal))
 		return nil
 	}
