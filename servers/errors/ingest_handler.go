@@ -88,7 +88,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST, OPTIONS")
-		ingestError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: SDKs POST events here")
+		s.reject(w, r.PathValue("project"), http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: SDKs POST events here")
 		return
 	}
 	project := r.PathValue("project")
@@ -96,7 +96,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 		project = SpotlightProject
 	}
 	if !projectPattern.MatchString(project) {
-		ingestError(w, http.StatusBadRequest, "the project in the URL is not a project id: use the number at the end of the DSN")
+		s.reject(w, project, http.StatusBadRequest, "the project in the URL is not a project id: use the number at the end of the DSN")
 		return
 	}
 	key, hasKey := requestKey(r)
@@ -180,6 +180,7 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 	if len(events) > 0 {
 		id = events[0].ID
 	}
+	s.logger.Debug("ingest: accepted", "project", project, "events", len(events))
 	w.Header().Set("Content-Type", "application/json")
 	if id == "" {
 		io.WriteString(w, "{}")
@@ -190,8 +191,10 @@ func (s *LocalStore) serveIngest(w http.ResponseWriter, r *http.Request, endpoin
 
 const missingKeyDetail = "no DSN public key: send X-Sentry-Auth: Sentry sentry_key=<key> (SDKs do this), the sentry_key query parameter, or the dsn in the envelope header"
 
+// reject answers an envelope the collector refuses and logs why at warn (see
+// refusalLog): "why don't my events arrive" is then answered by the log.
 func (s *LocalStore) reject(w http.ResponseWriter, project string, status int, detail string) {
-	s.logger.Debug("ingest: refused", "project", project, "status", status, "detail", detail)
+	s.refusals.warn(s.logger, s.now(), project, status, detail)
 	ingestError(w, status, detail)
 }
 

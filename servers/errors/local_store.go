@@ -80,6 +80,8 @@ type LocalStore struct {
 	keys   [][]byte
 	path   string
 
+	refusals refusalLog // warn lines for refused envelopes, rate-limited
+
 	db   *sql.DB // readers (every process)
 	wdb  *sql.DB // the writer's one connection (nil when ReadOnly)
 	lock *os.File
