@@ -54,7 +54,10 @@
 // items, enum, const, bounds, lengths, pattern, anyOf/oneOf/allOf/not); a hand-written
 // schema with others ($ref, if/then/else, …) needs [ServerOptions].SchemaCompiler, for
 // which package schemafull offers a complete 2020-12 validator. Registering such a tool
-// without one panics, so no keyword is silently left unchecked.
+// without one panics, so no keyword is silently left unchecked. An optional argument
+// sent as null is treated as absent, at both revisions: agent frameworks with strict
+// schemas (OpenAI's) make every property required-or-null, so their models send null
+// for each argument they leave out. A required argument sent as null is refused.
 //
 // A typed tool's output goes out as structuredContent plus the same JSON as text (an
 // output that is a [TextRenderer] as its text alone), and no output schema is

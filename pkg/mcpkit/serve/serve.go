@@ -102,6 +102,7 @@ func Serve(ctx context.Context, s *mcpkit.Server, opts *Options) error {
 			out = os.Stdout
 		}
 		s.Logger().Info("serving MCP on stdio", "server", s.Info().Name, "version", s.Info().Version)
+		firstContact(s, in)
 		return s.ServeStdio(ctx, in, out)
 	}
 	return serveHTTP(ctx, s, o)
