@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
-	sf.Telemetry = otelmcp.FromEnv // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory and move_file, and remove stale temporary files of interrupted writes at start (env "+envAllowWrites+"=1)")
 	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, replace, edit and overwrite files without asking the user: for unattended agents whose host already confirms each call (env "+envNoConfirm+"=1)")
