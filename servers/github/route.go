@@ -21,9 +21,15 @@ func init() {
 // Route is a GitHub REST API path's template for telemetry: /repos/{owner}/{repo}
 // for the repository, literal API words kept, and every other segment a
 // placeholder, so that no name, number or path a caller chose appears in a span.
+// An Enterprise host's /api/v3 prefix is kept.
 func Route(path string) string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
 	var b strings.Builder
+	rest := strings.Trim(path, "/")
+	if p, ok := strings.CutPrefix(rest, "api/v3"); ok && (p == "" || p[0] == '/') {
+		b.WriteString("/api/v3")
+		rest = strings.TrimPrefix(p, "/")
+	}
+	segs := strings.Split(rest, "/")
 	for i, s := range segs {
 		if s == "" {
 			continue
