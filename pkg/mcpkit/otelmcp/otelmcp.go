@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -238,6 +239,20 @@ func fromEnv(ctx context.Context, getenv func(string) string, enabled bool, name
 			return nil, fmt.Errorf("%s=%q: want a positive number of spans, e.g. 2048", EnvQueueSize, q)
 		}
 	}
+	// service.name defaults to the server's name; OTEL_RESOURCE_ATTRIBUTES and then
+	// OTEL_SERVICE_NAME win over it (later sources win in resource.Merge).
+	attrs := []attribute.KeyValue{attribute.String("service.name", name), attribute.String("service.version", version)}
+	fromVars, err := resourceAttrs(getenv)
+	if err != nil {
+		return nil, err
+	}
+	sdk, err := resource.New(ctx, resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("OpenTelemetry resource: %w", err)
+	}
+	if o.Resource, err = resource.Merge(sdk, resource.NewSchemaless(append(attrs, fromVars...)...)); err != nil {
+		return nil, fmt.Errorf("OpenTelemetry resource: %w", err)
+	}
 	tracesOn, err := exporterOn(getenv, EnvTracesExporter)
 	if err != nil {
 		return nil, err
@@ -246,12 +261,18 @@ func fromEnv(ctx context.Context, getenv func(string) string, enabled bool, name
 	if err != nil {
 		return nil, err
 	}
+	tracesProto, err := protocol(getenv, EnvTracesProtocol)
+	if err != nil {
+		return nil, err
+	}
+	metricsProto, err := protocol(getenv, EnvMetricsProtocol)
+	if err != nil {
+		return nil, err
+	}
+	// The exporters last, once every setting has been read: none is left running
+	// after an error.
 	if tracesOn {
-		proto, err := protocol(getenv, EnvTracesProtocol)
-		if err != nil {
-			return nil, err
-		}
-		if proto == "grpc" {
+		if tracesProto == "grpc" {
 			o.SpanExporter, err = otlptracegrpc.New(ctx)
 		} else {
 			o.SpanExporter, err = otlptracehttp.New(ctx)
@@ -261,32 +282,45 @@ func fromEnv(ctx context.Context, getenv func(string) string, enabled bool, name
 		}
 	}
 	if metricsOn {
-		proto, err := protocol(getenv, EnvMetricsProtocol)
-		if err != nil {
-			return nil, err
-		}
 		var exp sdkmetric.Exporter
-		if proto == "grpc" {
+		if metricsProto == "grpc" {
 			exp, err = otlpmetricgrpc.New(ctx)
 		} else {
 			exp, err = otlpmetrichttp.New(ctx)
 		}
 		if err != nil {
+			if o.SpanExporter != nil {
+				_ = o.SpanExporter.Shutdown(ctx)
+			}
 			return nil, fmt.Errorf("OpenTelemetry metric exporter: %w", err)
 		}
 		o.MetricReader = sdkmetric.NewPeriodicReader(exp) // OTEL_METRIC_EXPORT_INTERVAL, default 60 s
 	}
-	// service.name defaults to the server's name; OTEL_SERVICE_NAME and
-	// OTEL_RESOURCE_ATTRIBUTES win over it (later sources win in resource.Merge).
-	base := resource.NewSchemaless(attribute.String("service.name", name), attribute.String("service.version", version))
-	fromEnv, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK())
-	if err != nil && fromEnv == nil {
-		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
-	}
-	if o.Resource, err = resource.Merge(base, fromEnv); err != nil {
-		return nil, fmt.Errorf("OpenTelemetry resource: %w", err)
-	}
 	return New(o)
+}
+
+// resourceAttrs reads OTEL_RESOURCE_ATTRIBUTES (key=value pairs, comma-separated,
+// values percent-encoded) and then OTEL_SERVICE_NAME, as the specification says.
+func resourceAttrs(getenv func(string) string) ([]attribute.KeyValue, error) {
+	var out []attribute.KeyValue
+	if v := strings.TrimSpace(getenv("OTEL_RESOURCE_ATTRIBUTES")); v != "" {
+		for _, pair := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(pair, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %q is not key=value (pairs are comma-separated)", strings.TrimSpace(pair))
+			}
+			dec, err := url.PathUnescape(strings.TrimSpace(val))
+			if err != nil {
+				return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: the value of %s is not percent-encoded correctly", k)
+			}
+			out = append(out, attribute.String(k, dec))
+		}
+	}
+	if n := strings.TrimSpace(getenv("OTEL_SERVICE_NAME")); n != "" {
+		out = append(out, attribute.String("service.name", n))
+	}
+	return out, nil
 }
 
 // exporterOn reads OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: otlp (the default) or none.
