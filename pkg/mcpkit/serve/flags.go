@@ -117,11 +117,17 @@ const (
 // that they agree; this package does not import it).
 const defaultJWTAlgorithms = "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA"
 
+// OTelEnv are the standard OpenTelemetry variables a server built with package
+// otelmcp ([Flags.Telemetry]) reads; OTEL_EXPORTER_OTLP_ENDPOINT alone turns
+// exporting on. A server built without it ignores them.
+var OTelEnv = []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_TRACES_SAMPLER", "OTEL_SDK_DISABLED"}
+
 // StandardEnv lists every environment variable [Flags] and [Serve] read (the Sentry
-// ones when [Flags.Reporter] is set), for documentation and for checking deployment
-// manifests.
+// ones when [Flags.Reporter] is set, the OpenTelemetry ones when [Flags.Telemetry]
+// is), for documentation and for checking deployment manifests.
 func StandardEnv() []string {
-	env := []string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}
+	env := append([]string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}, OTelEnv...)
 	for _, e := range FlagEnv {
 		if !slices.Contains(env, e) {
 			env = append(env, e)
