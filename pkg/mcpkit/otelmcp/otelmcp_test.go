@@ -373,3 +373,36 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestTaskWorkUnderTheCallSpan: a call answered as a task (Tasks extension) goes on
+// working after its server span has ended; what the work does is still under that
+// span, in the client's trace.
+func TestTaskWorkUnderTheCallSpan(t *testing.T) {
+	f := newFixture(t, otelmcp.Options{})
+	release, finished := make(chan struct{}), make(chan struct{})
+	mcpkit.AddTool(f.s, &mcpkit.Tool{Name: "slow", Description: "slow", TaskSupport: mcpkit.TaskOptional},
+		func(ctx context.Context, req *mcpkit.Request, in echoIn) (string, error) {
+			req.StartTask()
+			<-release
+			_, span := f.t.TracerProvider().Tracer("backend").Start(ctx, "task work")
+			span.End()
+			close(finished)
+			return "done", nil
+		})
+	c := mcpkittest.Connect(t, f.s, mcpkit.Revision20260728, &mcpkittest.Options{
+		Capabilities: map[string]any{"extensions": map[string]any{mcpkit.ExtensionTasks: map[string]any{}}}})
+	p := c.WithMeta(map[string]any{"name": "slow", "arguments": map[string]any{"text": "x"}})
+	p["_meta"].(map[string]any)["traceparent"] = traceparent
+	res := c.Call("tools/call", p)
+	if !strings.Contains(string(res), `"task"`) {
+		t.Fatalf("not answered as a task: %s", res)
+	}
+	close(release)
+	<-finished
+	spans := f.flush(t)
+	call := find(t, spans, "tools/call slow")
+	work := find(t, spans, "task work")
+	if work.Parent.SpanID() != call.SpanContext.SpanID() || work.SpanContext.TraceID().String() != clientTrace {
+		t.Errorf("the task's work is not under the call's span")
+	}
+}
