@@ -11,7 +11,7 @@ func TestRoute(t *testing.T) {
 		"/search/issues":                              "/search/issues",
 		"/users/alice":                                "/users/{user}",
 		"/repos/octo/hello/git/refs/heads/sk-live-42": "/repos/{owner}/{repo}/git/refs/heads/{name}",
-		"/":                                           "/",
+		"/": "/",
 	} {
 		if got := Route(path); got != want {
 			t.Errorf("Route(%q) = %q, want %q", path, got, want)

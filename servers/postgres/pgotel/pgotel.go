@@ -129,4 +129,3 @@ func Kind(sql string) string {
 	}
 	return "OTHER"
 }
-

@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
-	sf.Telemetry = otelmcp.FromEnv // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
 	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
