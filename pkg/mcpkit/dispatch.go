@@ -370,6 +370,7 @@ func (s *Server) closeSession(sess *session) {
 	if l != nil {
 		s.hub.remove(l)
 	}
+	s.noticeEnd(sess)
 }
 
 func (s *session) isInitialized() bool {

@@ -46,7 +46,10 @@
 // what it uses: package auth (OAuth resource server: bearer tokens, Protected
 // Resource Metadata, per-tool scopes; an [HTTPAuthenticator]), package auth/jwt (JWT
 // access tokens, the only importer of a JOSE library), package sentryreport (an
-// [ErrorReporter] for Sentry, the only importer of sentry-go) and package serve.
+// [ErrorReporter] for Sentry, the only importer of sentry-go), package otelmcp
+// (OpenTelemetry spans and metrics of every request, from [Middleware] and
+// [Server.ObserveLifecycle]; the only importer of the OpenTelemetry SDK) and package
+// serve.
 //
 // Arguments are checked against the tool's input schema before the handler runs, and
 // a failure is an isError result naming each bad field. mcpkit checks the keywords its

@@ -152,6 +152,8 @@ type Server struct {
 	// observers is replaced whole by Observe (under mu) and read without a lock on
 	// every request.
 	observers atomic.Pointer[[]Observer]
+	// lifecycle is replaced whole by ObserveLifecycle (observe_lifecycle.go).
+	lifecycle atomic.Pointer[[]LifecycleObserver]
 	// handler is the dispatch chain with middleware applied: replaced by Use (under
 	// mu), read without a lock on every request.
 	handler atomic.Pointer[MethodHandler]
