@@ -115,6 +115,12 @@ var logBenchStore struct {
 // attributes varied), built once per process through IngestTelemetry.
 func logStore(b *testing.B) string {
 	logBenchStore.once.Do(func() {
+		// ERRORS_LOGBENCH_DIR names a store an earlier run built (it logs where) to
+		// compare code changes on the same data without building it again.
+		if dir := os.Getenv("ERRORS_LOGBENCH_DIR"); dir != "" {
+			logBenchStore.dir = dir
+			return
+		}
 		dir, err := os.MkdirTemp("", "errors-logbench-")
 		if err != nil {
 			logBenchStore.err = err
@@ -143,7 +149,7 @@ func logStore(b *testing.B) string {
 				return
 			}
 		}
-		fmt.Fprintf(os.Stderr, "log bench store: %d lines, built in %s\n", total, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(os.Stderr, "log bench store: %d lines in %s, built in %s\n", total, dir, time.Since(start).Round(time.Millisecond))
 	})
 	if logBenchStore.err != nil {
 		b.Fatal(logBenchStore.err)

@@ -293,7 +293,8 @@ func (s *LocalStore) SearchLogs(ctx context.Context, in backend.SearchLogsInput)
 				if err != nil {
 					return nil, err
 				}
-				where = append(where, `trace_id = ?`)
+				// != '' lets SQLite use the partial index logs_trace.
+				where = append(where, `trace_id = ? AND trace_id != ''`)
 				args = append(args, id)
 			default:
 				where = append(where, col+` = ?`)
@@ -301,31 +302,47 @@ func (s *LocalStore) SearchLogs(ctx context.Context, in backend.SearchLogsInput)
 			}
 		}
 	}
-	for _, t := range text {
-		if len(t) >= 3 {
-			// The trigram index finds the lines; the phrase is matched as it is.
-			where = append(where, `n IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)`)
-			args = append(args, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-		} else {
-			where = append(where, `instr(lower(body->>'$.body'), ?) > 0`)
-			args = append(args, t)
-		}
-	}
 	for _, a := range q.attrs {
 		where = append(where, attrSQL("logs"))
 		args = append(args, a.Key, a.Value)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM logs WHERE `+strings.Join(where, " AND ")+` ORDER BY ts DESC, n DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return nil, queryFailed("search logs", err)
+	// Text is looked for two ways. Common text is found fastest by reading the newest
+	// lines of the window and stopping at the page: if the newest recentLogs lines
+	// hold a page of matches, they are the newest matches. Otherwise the trigram index
+	// finds the lines (the phrase as it is), which is fast for rare text, where a scan
+	// would read the whole window.
+	scan, index := slices.Clone(where), slices.Clone(where)
+	scanArgs, indexArgs := slices.Clone(args), slices.Clone(args)
+	for _, t := range text {
+		scan = append(scan, `instr(lower(body->>'$.body'), ?) > 0`)
+		scanArgs = append(scanArgs, t)
+		if len(t) >= 3 {
+			index = append(index, `n IN (SELECT rowid FROM log_text WHERE log_text MATCH ?)`)
+			indexArgs = append(indexArgs, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		} else {
+			index = append(index, `instr(lower(body->>'$.body'), ?) > 0`)
+			indexArgs = append(indexArgs, t)
+		}
 	}
-	defer rows.Close()
+	bodies, err := s.logBodies(ctx, `SELECT body FROM (SELECT * FROM logs WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, n DESC LIMIT ?) AS logs WHERE `+strings.Join(scan, " AND ")+` ORDER BY ts DESC, n DESC LIMIT ?`,
+		append(append([]any{w.Start.UnixNano(), w.End.UnixNano(), recentLogs}, scanArgs...), limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > 0 && len(bodies) <= limit {
+		if bodies, err = s.logBodies(ctx, `SELECT body FROM logs WHERE `+strings.Join(index, " AND ")+` ORDER BY ts DESC, n DESC LIMIT ?`, append(indexArgs, limit+1)); err != nil {
+			return nil, err
+		}
+	} else if len(text) == 0 && len(bodies) <= limit {
+		if bodies, err = s.logBodies(ctx, `SELECT body FROM logs WHERE `+strings.Join(where, " AND ")+` ORDER BY ts DESC, n DESC LIMIT ?`, append(args, limit+1)); err != nil {
+			return nil, err
+		}
+	}
 	out := &backend.LogList{Logs: []backend.FoundLog{}}
 	v := &backend.Viewer{}
-	for rows.Next() {
-		var body []byte
+	for _, body := range bodies {
 		var l event.Log
-		if err := rows.Scan(&body); err != nil || json.Unmarshal(body, &l) != nil {
+		if json.Unmarshal(body, &l) != nil {
 			continue
 		}
 		if len(out.Logs) == limit {
@@ -334,10 +351,32 @@ func (s *LocalStore) SearchLogs(ctx context.Context, in backend.SearchLogsInput)
 		}
 		out.Logs = append(out.Logs, backend.ViewLog(v, &l))
 	}
+	v.Finish(&out.Truncation)
+	return out, nil
+}
+
+// recentLogs is how many of a window's newest lines search_logs reads before it asks
+// the indexes.
+const recentLogs = 5000
+
+// logBodies runs a query of log bodies.
+func (s *LocalStore) logBodies(ctx context.Context, q string, args []any) ([][]byte, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, queryFailed("search logs", err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, queryFailed("search logs", err)
+		}
+		out = append(out, body)
+	}
 	if err := rows.Err(); err != nil {
 		return nil, queryFailed("search logs", err)
 	}
-	v.Finish(&out.Truncation)
 	return out, nil
 }
 
