@@ -475,8 +475,52 @@ func (s *LocalStore) GetIssue(ctx context.Context, in backend.GetIssueInput) (*b
 		}
 		out.Tags = append(out.Tags, sum)
 	}
+	if out.Timeline, err = s.timeline(ctx, is.n, nsTime(is.firstSeen)); err != nil {
+		return nil, queryFailed("get issue", err)
+	}
 	v.Finish(&out.Truncation)
 	return out, nil
+}
+
+// timeline reads an issue's hourly and daily counts for get_issue's timeline: one
+// primary-key lookup per bucket (span, bucket, issue), 54 in all, however many events
+// or issues the store holds.
+func (s *LocalStore) timeline(ctx context.Context, issue int64, firstSeen time.Time) (*backend.Timeline, error) {
+	now := s.now()
+	h0, d0 := backend.TimelineBuckets(now)
+	var args []any
+	list := func(span int64, first time.Time, n int) string {
+		args = append(args, span)
+		b := first.Unix() / span
+		for i := range n {
+			args = append(args, b+int64(i))
+		}
+		args = append(args, issue)
+		return `SELECT span, bucket, n FROM issue_counts WHERE span = ? AND bucket IN (` + placeholders(n) + `) AND issue = ?`
+	}
+	q := list(spanHour, h0, backend.TimelineHours) + ` UNION ALL ` + list(spanDay, d0, backend.TimelineDays)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hours, days []backend.Point
+	for rows.Next() {
+		var span, bucket, n int64
+		if err := rows.Scan(&span, &bucket, &n); err != nil {
+			return nil, err
+		}
+		p := backend.Point{At: time.Unix(bucket*span, 0).UTC(), N: n}
+		if span == spanHour {
+			hours = append(hours, p)
+		} else {
+			days = append(days, p)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return backend.MakeTimeline(now, firstSeen, hours, days), nil
 }
 
 type tagValueRow struct {

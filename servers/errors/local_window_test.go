@@ -10,6 +10,8 @@ import (
 	"github.com/mcpkit/reference/servers/errors/backend"
 	"github.com/mcpkit/reference/servers/errors/event"
 	"github.com/mcpkit/reference/servers/errors/ingest"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLocalCountsShareTheWindow: an issue's events and users are counted over the
@@ -90,6 +92,16 @@ func TestLocalCountsShareTheWindow(t *testing.T) {
 	}
 	if d.Count != 10 || d.UserCount != 6 {
 		t.Errorf("get_issue: %d events, %d users; want every stored event and its users, 10 and 6", d.Count, d.UserCount)
+	}
+	// The timeline: per hour from 13:00 yesterday, per day from the first event's day.
+	hours := make([]int64, 24)
+	hours[3], hours[13], hours[18], hours[21], hours[22] = 1, 1, 1, 1, 2
+	want := &backend.Timeline{
+		Hours: &backend.Series{Start: "2026-05-01T13:00:00.000Z", Counts: hours},
+		Days:  &backend.Series{Start: "2026-04-29T00:00:00.000Z", Counts: []int64{3, 0, 2, 5}},
+	}
+	if diff := cmp.Diff(want, d.Timeline); diff != "" {
+		t.Errorf("get_issue timeline (-want +got):\n%s", diff)
 	}
 
 	// The page, served by the process that ingests: the list over the last 24 hours
