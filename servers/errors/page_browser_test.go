@@ -192,7 +192,7 @@ func TestPageInBrowser(t *testing.T) {
 		t.Errorf("screenshot %s: %v (size %d)", shot, err, sizeOf(st))
 	}
 	frame := fmt.Sprintf("checkout/payment.go:%d", line)
-	current := regexp.MustCompile(`<span class="line current"><span class="ln">(\d+)</span>([^<]*)</span>`).FindStringSubmatch(issue.dom)
+	current := regexp.MustCompile(`<span class="line current"><span class="ln">(\d+)</span><span class="code">([^<]*)</span></span>`).FindStringSubmatch(issue.dom)
 	for _, c := range []struct {
 		what string
 		ok   bool

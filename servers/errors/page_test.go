@@ -336,7 +336,7 @@ func TestPageFrameSourceFromCodeMapping(t *testing.T) {
 	for _, want := range []string{
 		`local file <a class="file" href="file://` + filepath.ToSlash(filepath.Join(src, "payment.go")) + `"><code>` + filepath.Join(src, "payment.go") + ":53</code></a>",
 		`<a class="editor" href="vscode://file` + filepath.ToSlash(filepath.Join(src, "payment.go")) + `:53">open in VS Code</a>`,
-		`<span class="line current"><span class="ln">53</span>	return usdCents * 100 / centsPerUnit[currency] // ⟨U+202E⟩ trojan</span>`,
+		`<span class="line current"><span class="ln">53</span><span class="code">	return usdCents * 100 / centsPerUnit[currency] // ⟨U+202E⟩ trojan</span></span>`,
 		"lines read from the local file now",
 	} {
 		if !strings.Contains(html.UnescapeString(page), want) {
