@@ -117,4 +117,23 @@ func TestLocalCountsShareTheWindow(t *testing.T) {
 	if cnt == nil || users == nil || cnt[1] != "10" || users[1] != "6" {
 		t.Errorf("issue page: events %q, users %q; want 10 and 6", cnt, users)
 	}
+	// The issue's chart (24 hours, and the days since its first) and the list's trend
+	// column, drawn as inline SVG from the same counts as get_issue's timeline.
+	rects := regexp.MustCompile(`<rect x="\d+" y="\d+" width="3" height="(\d+)"><title>([^<]*)</title></rect>`)
+	figure := func(class string) [][]string {
+		m := regexp.MustCompile(`(?s)<figure class="` + class + `">.*?</figure>`).FindString(body)
+		return rects.FindAllStringSubmatch(m, -1)
+	}
+	hourBars, dayBars := figure("hours"), figure("days")
+	if len(hourBars) != 24 || hourBars[22][2] != "2026-05-02 11:00: 2" || hourBars[22][1] != "32" || hourBars[21][1] != "16" || hourBars[0][1] != "0" {
+		t.Errorf("issue page, hours chart: %q; want 24 bars, 11:00 the tallest with 2 events", hourBars)
+	}
+	if len(dayBars) != 4 || dayBars[0][2] != "2026-04-29: 3" || dayBars[3][2] != "2026-05-02: 5" {
+		t.Errorf("issue page, days chart: %q; want 4 bars from 2026-04-29 (3) to 2026-05-02 (5)", dayBars)
+	}
+	_, list24 := getPage(t, "GET", base+"/?period=24h", "")
+	trend := rects.FindAllStringSubmatch(regexp.MustCompile(`(?s)<td class="trend">.*?</td>`).FindString(list24), -1)
+	if len(trend) != 24 || trend[22][2] != "2026-05-02 11:00: 2" || trend[13][2] != "2026-05-02 02:00: 1" {
+		t.Errorf("page list, trend column: %q; want 24 hourly bars", trend)
+	}
 }
