@@ -35,7 +35,7 @@ const (
 // covers: a backend reads its counts from there.
 func TimelineBuckets(now time.Time) (firstHour, firstDay time.Time) {
 	now = now.UTC()
-	return now.Truncate(time.Hour).Add(-(TimelineHours - 1) * time.Hour), now.Truncate(24 * time.Hour).AddDate(0, 0, -(TimelineDays - 1))
+	return now.Truncate(time.Hour).Add(-(TimelineHours - 1) * time.Hour), now.Truncate(24*time.Hour).AddDate(0, 0, -(TimelineDays - 1))
 }
 
 // MakeTimeline builds an issue's timeline at now from its hourly and daily counts
