@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -80,6 +81,8 @@ type incoming struct {
 	subject string
 	issuer  string
 	scopes  []string
+	// header holds the HTTP request's headers (nil on stdio).
+	header http.Header
 	// check, when set, runs once the request is prepared and before the handler
 	// chain: what only the transport can judge (HTTP headers, tool scopes). A non-nil
 	// error refuses the request with it; errAnswered says the transport has already
@@ -105,7 +108,7 @@ func (s *Server) prepare(in incoming) (*Request, methodSpec, *Error) {
 	m := in.msg
 	meta, perr := parseMeta(m)
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, server: s, msg: m, out: in.out,
-		Subject: in.subject, Issuer: in.issuer, Scopes: in.scopes}
+		Subject: in.subject, Issuer: in.issuer, Scopes: in.scopes, Header: in.header}
 	if perr != nil {
 		return req, methodSpec{}, perr
 	}
@@ -163,6 +166,7 @@ func (s *Server) handle(ctx context.Context, in incoming) reply {
 	case perr == errAnswered:
 		return reply{refused: true}
 	case perr != nil:
+		s.logRefused(in.transport(), in.msg.Method, 0, perr)
 		return reply{msg: encodeResponse(in.msg.ID, nil, perr), code: perr.Code, refused: true}
 	}
 	start := time.Now()
@@ -366,6 +370,7 @@ func (s *Server) closeSession(sess *session) {
 	if l != nil {
 		s.hub.remove(l)
 	}
+	s.noticeEnd(sess)
 }
 
 func (s *session) isInitialized() bool {
@@ -448,4 +453,12 @@ func (s *Server) infoJSON() json.RawMessage {
 		s.infoRaw = b
 	})
 	return s.infoRaw
+}
+
+// transport names the transport a request came over, for logs.
+func (in incoming) transport() string {
+	if _, ok := in.out.(*lineWriter); ok {
+		return "stdio"
+	}
+	return "http"
 }

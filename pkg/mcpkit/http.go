@@ -42,6 +42,14 @@ type HTTPOptions struct {
 	// refused with 429 and Retry-After, never queued. Listen streams do not count
 	// (MaxStreamsPerCaller bounds them). 0: no limit.
 	MaxConcurrentPerCaller int
+	// MaxRatePerCaller bounds the requests one caller (as for
+	// MaxConcurrentPerCaller) sends per minute ([RateWindow]); more are refused with
+	// 429 and Retry-After. Listen streams do not count. 0: no limit.
+	MaxRatePerCaller int
+	// SharedLimits, when set, counts MaxConcurrentPerCaller and MaxRatePerCaller in a
+	// store every instance shares, so that they hold across instances; without it
+	// (and while it cannot be reached) each instance counts on its own.
+	SharedLimits SharedLimits
 	// MaxStreams bounds the long-lived streams open on this instance
 	// (subscriptions/listen and legacy GET streams); more get 429 (default 1000,
 	// negative: no limit).
@@ -81,7 +89,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if h.opts.StreamLifetime == 0 {
 		h.opts.StreamLifetime = 30 * time.Minute
 	}
-	h.calls = newCallerLimiter(h.opts.MaxConcurrentPerCaller)
+	h.calls = newCallerGate(&h.opts, s)
 	h.streams = &streamLimiter{max: h.opts.MaxStreams}
 	if h.opts.MaxStreamsPerCaller == 0 {
 		h.opts.MaxStreamsPerCaller = DefaultMaxStreamsPerCaller
@@ -94,7 +102,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 type httpHandler struct {
 	s       *Server
 	opts    HTTPOptions
-	calls   *callerLimiter // nil without a per-caller limit
+	calls   *callerGate
 	streams *streamLimiter
 	// callerStreams is each caller's share of streams; nil without a per-caller limit.
 	callerStreams *callerLimiter
@@ -119,11 +127,11 @@ const (
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.originAllowed(r) {
-		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
+		h.refuse(w, "", http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
 	if !h.hostAllowed(r) {
-		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
+		h.refuse(w, "", http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
 		return
 	}
 	c := caller{}
@@ -220,6 +228,13 @@ func statusFor(code int, prepared bool) int {
 	return http.StatusOK
 }
 
+// refuse answers a request the transport refuses before any handler runs, and logs
+// why (see Server.logRefused).
+func (h *httpHandler) refuse(w http.ResponseWriter, method string, status int, id ID, e *Error) {
+	h.s.logRefused("http", method, status, e)
+	writeJSONError(w, status, id, e)
+}
+
 func writeJSONError(w http.ResponseWriter, status int, id ID, e *Error) {
 	writeJSON(w, status, encodeResponse(id, nil, e))
 }
@@ -283,7 +298,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
-			writeJSONError(w, http.StatusUnsupportedMediaType, ID{}, Errorf(CodeInvalidRequest, "Content-Type must be application/json, got %q", ct))
+			h.refuse(w, "", http.StatusUnsupportedMediaType, ID{}, Errorf(CodeInvalidRequest, "Content-Type must be application/json, got %q", ct))
 			return
 		}
 	}
@@ -293,10 +308,10 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if errors.As(err, &mbe) {
 			// The answer goes to this POST whatever its id; the id from the body's first
 			// bytes is added for clients that match answers by id all the same.
-			writeJSONError(w, http.StatusRequestEntityTooLarge, oversizedID(body[:min(len(body), oversizedKeep)], nil), tooLarge(int(h.opts.MaxBodyBytes)))
+			h.refuse(w, "", http.StatusRequestEntityTooLarge, oversizedID(body[:min(len(body), oversizedKeep)], nil), tooLarge(int(h.opts.MaxBodyBytes)))
 			return
 		}
-		writeJSONError(w, http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))
+		h.refuse(w, "", http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))
 		return
 	}
 	m, derr := decodeMessage(body)
@@ -305,7 +320,11 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if m != nil {
 			id = m.ID
 		}
-		writeJSONError(w, http.StatusBadRequest, id, derr)
+		method := ""
+		if m != nil {
+			method = m.Method
+		}
+		h.refuse(w, method, http.StatusBadRequest, id, derr)
 		return
 	}
 
@@ -313,7 +332,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	var hs *httpSession
 	if sid := r.Header.Get(hdrSessionID); sid != "" && m.Method != "initialize" {
 		if hs = h.session(sid, c.identity()); hs == nil {
-			writeJSONError(w, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
+			h.refuse(w, m.Method, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
 			return
 		}
 	}
@@ -335,15 +354,14 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		defer release()
 	} else {
-		key := callerKey(r, c)
-		if !h.calls.acquire(key) {
-			tooMany(w, m.ID, "too many concurrent requests from this caller (the limit is %d)", h.opts.MaxConcurrentPerCaller)
+		release, ok := h.calls.admit(w, r, callerKey(r, c), m.ID)
+		if !ok {
 			return
 		}
-		defer h.calls.release(key)
+		defer release()
 	}
 	if perr := versionHeaderMismatch(r, m); perr != nil {
-		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
+		h.refuse(w, m.Method, http.StatusBadRequest, m.ID, perr)
 		return
 	}
 
@@ -359,7 +377,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		sess = hs.session
 		var refusal *Error
 		if ctx, refusal = sess.begin(ctx, m); refusal != nil {
-			writeJSONError(w, http.StatusBadRequest, m.ID, refusal)
+			h.refuse(w, m.Method, http.StatusBadRequest, m.ID, refusal)
 			return
 		}
 		defer sess.end(m)
@@ -388,7 +406,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 		return nil
 	}
-	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, issuer: c.issuer, scopes: c.scopes, check: check})
+	rep := h.s.handle(ctx, incoming{msg: m, sess: sess, out: st, subject: c.subject, issuer: c.issuer, scopes: c.scopes, header: r.Header, check: check})
 	if rep.refused {
 		if m.Method == "initialize" && hs != nil {
 			h.dropSession(hs.id)

@@ -21,7 +21,9 @@ import (
 // each instance refuses the states it has seen, and a state replayed to another
 // instance within its lifetime is refused only by what the handler binds its
 // confirmation to (see Request.Confirm). Give every instance one shared guard (a
-// store they all reach) to refuse such replays everywhere.
+// store they all reach) to refuse such replays everywhere: package
+// taskstore/redisstore's Store is one (serve's --replay-store, by default the
+// --task-store Redis).
 type ReplayGuard interface {
 	// Use records nonce as used until expires and reports whether it was unused. It
 	// must be atomic: of two concurrent calls with one nonce, one reports true. An

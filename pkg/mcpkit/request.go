@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 )
 
@@ -38,6 +39,9 @@ type Request struct {
 	Scopes []string
 	// Name is the tool or prompt name, or the resource URI, of a call (for audit logs).
 	Name string
+	// Header holds the HTTP request's headers on Streamable HTTP (read it, never
+	// change it); nil on stdio.
+	Header http.Header
 
 	server *Server
 	msg    *message // the message the request came in, for its cached decodings

@@ -15,9 +15,12 @@ import (
 
 // Which writes are confirmed. A write that destroys something asks the user first,
 // showing what will be lost or changed: write_file over an existing file (its size
-// and first lines), edit_file unless dryRun (the diff), and move_file with overwrite
-// onto an existing file (the file replaced). Creating a new file, create_directory
-// and a move or rename onto a free path destroy nothing and are not confirmed. The
+// and first lines), edit_file unless dryRun (the diff), move_file with overwrite
+// onto an existing file (the file replaced), copy_file with overwrite onto an
+// existing file (the same), delete_file (the file's size and first lines) and
+// delete_directory (what it holds: counts, size, the first entries). Creating a new
+// file, create_directory, a copy to a free path and a move or rename onto a free path
+// destroy nothing and are not confirmed. The
 // question is mcpkit's Request.Confirm, as on every server here; --no-confirm
 // (ServerOptions.NoConfirm) turns it off for hosts that confirm each call themselves.
 //

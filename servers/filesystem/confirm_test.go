@@ -246,4 +246,13 @@ func TestNoConfirm(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err != nil || readFile(t, filepath.Join(dir, "hello.txt")) != "x" {
 		t.Errorf("hello.txt not written")
 	}
+	// The deletes too (issue 30), and their descriptions say so.
+	if res := c.CallTool("delete_directory", map[string]any{"path": "sub", "recursive": true}); res.IsError || res.ResultType != "complete" {
+		t.Errorf("delete_directory with NoConfirm: %s %s", res.ResultType, res.Text())
+	}
+	for _, tl := range listToolNames(t, c) {
+		if strings.HasPrefix(tl.Name, "delete_") && !strings.Contains(tl.Description, "deletes without asking") {
+			t.Errorf("%s's description with NoConfirm does not say it deletes without asking: %q", tl.Name, tl.Description)
+		}
+	}
 }

@@ -40,6 +40,9 @@ type EditFileOutput struct {
 	DryRun       bool   `json:"dryRun" jsonschema_description:"True when the file was left unchanged on purpose"`
 	Encoding     string `json:"encoding" jsonschema_description:"Encoding kept on disk" jsonschema:"enum=utf-8,enum=utf-8-bom,enum=utf-16le,enum=utf-16be,enum=latin-1"`
 	LineEnding   string `json:"lineEnding" jsonschema_description:"Line breaks kept on disk" jsonschema:"enum=lf,enum=crlf,enum=mixed,enum=none"`
+	// WhitespaceMatches lists the edits whose oldText was found only when leading
+	// and trailing whitespace was ignored (editfallback.go).
+	WhitespaceMatches []WhitespaceMatch `json:"whitespaceMatches,omitempty" jsonschema_description:"Edits whose oldText matched only when each line's leading and trailing whitespace was ignored, with the file lines they replaced; check the diff"`
 	mcpkit.Truncation
 }
 
@@ -74,7 +77,7 @@ func (rs *Roots) editFile(ctx context.Context, in EditFileInput, confirm confirm
 	}
 	text := decodeText(data, sn.enc)
 	ending := lineEndingOf([]byte(text))
-	newText, count, err := applyEdits(text, ending, in.Edits, in.ReplaceAll)
+	newText, count, loose, err := applyEdits(text, ending, in.Edits, in.ReplaceAll)
 	if err != nil {
 		return EditFileOutput{}, fmt.Errorf("%s: %w", display, err)
 	}
@@ -82,7 +85,7 @@ func (rs *Roots) editFile(ctx context.Context, in EditFileInput, confirm confirm
 	if err != nil {
 		return EditFileOutput{}, fmt.Errorf("%s: %w; nothing was changed", display, err)
 	}
-	out := EditFileOutput{Path: display, Replacements: count, DryRun: in.DryRun, Encoding: sn.enc.String(), LineEnding: ending}
+	out := EditFileOutput{Path: display, Replacements: count, DryRun: in.DryRun, Encoding: sn.enc.String(), LineEnding: ending, WhitespaceMatches: loose}
 	rawDiff := unifiedDiff(display, toLF(text), toLF(newText))
 	diff, cut := mcpkit.CleanText(rawDiff, maxDiffBytes)
 	out.Diff = diff
@@ -97,7 +100,7 @@ func (rs *Roots) editFile(ctx context.Context, in EditFileInput, confirm confirm
 		return out, nil
 	}
 	if confirm != nil {
-		msg := fmt.Sprintf("Edit %s (%s) as this diff shows?\n\n%s", display, replacements(count), confirmDiff(rawDiff))
+		msg := fmt.Sprintf("Edit %s (%s) as this diff shows?%s\n\n%s", display, replacements(count), looseNote(loose), confirmDiff(rawDiff))
 		if err := confirm(msg, contentVersion(st, data)); err != nil {
 			return EditFileOutput{}, err
 		}
@@ -147,16 +150,20 @@ func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // applyEdits applies each edit to the text in turn. In a CRLF file the text is worked
 // on with LF breaks and turned back afterwards, so edits match whichever breaks they
-// use; in a mixed file an edit is tried as given and then with CRLF breaks.
-func applyEdits(text, ending string, edits []Edit, replaceAll bool) (string, int, error) {
+// use; in a mixed file an edit is tried as given and then with CRLF breaks. An edit
+// found nowhere exactly is tried once more ignoring each line's leading and trailing
+// whitespace (whitespaceFallback), and used only if that finds exactly one place; such
+// matches are returned so the result can say so.
+func applyEdits(text, ending string, edits []Edit, replaceAll bool) (string, int, []WhitespaceMatch, error) {
 	work := text
 	if ending == "crlf" {
 		work = toLF(text)
 	}
 	total := 0
+	var loose []WhitespaceMatch
 	for i, e := range edits {
 		if e.OldText == "" {
-			return "", 0, fmt.Errorf("edit %d: oldText is empty; give the exact text to replace", i+1)
+			return "", 0, nil, fmt.Errorf("edit %d: oldText is empty; give the exact text to replace", i+1)
 		}
 		oldT, newT := e.OldText, e.NewText
 		if ending == "crlf" {
@@ -171,9 +178,19 @@ func applyEdits(text, ending string, edits []Edit, replaceAll bool) (string, int
 		}
 		switch {
 		case n == 0:
-			return "", 0, notFoundError(i+1, work, oldT)
+			fb, ok := whitespaceFallback(work, toLF(oldT), toLF(newT), i+1)
+			switch {
+			case !ok:
+				return "", 0, nil, notFoundError(i+1, work, oldT)
+			case fb.candidates != nil:
+				return "", 0, nil, ambiguousFallbackError(i+1, fb.candidates, fb.lines)
+			}
+			work = fb.text
+			loose = append(loose, fb.match)
+			total++
+			continue
 		case n > 1 && !replaceAll:
-			return "", 0, fmt.Errorf("edit %d: oldText occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replaceAll to change every occurrence", i+1, n, occurrenceLines(work, oldT, 5))
+			return "", 0, nil, fmt.Errorf("edit %d: oldText occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replaceAll to change every occurrence", i+1, n, occurrenceLines(work, oldT, 5))
 		}
 		if replaceAll {
 			work = strings.ReplaceAll(work, oldT, newT)
@@ -186,11 +203,23 @@ func applyEdits(text, ending string, edits []Edit, replaceAll bool) (string, int
 	if ending == "crlf" {
 		work = strings.ReplaceAll(work, "\n", "\r\n")
 	}
-	return work, total, nil
+	return work, total, loose, nil
+}
+
+// looseNote names, in an edit's confirmation, the edits matched ignoring whitespace.
+func looseNote(loose []WhitespaceMatch) string {
+	if len(loose) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, m := range loose {
+		parts = append(parts, fmt.Sprintf("edit %d at lines %d-%d", m.Edit, m.StartLine, m.EndLine))
+	}
+	return "\n\nNot found exactly, so matched ignoring leading and trailing whitespace (the only such place): " + strings.Join(parts, ", ") + "."
 }
 
 func notFoundError(n int, text, old string) error {
-	msg := fmt.Sprintf("edit %d: oldText was not found; it must match the file exactly, including whitespace and indentation (read the file again to copy the current text)", n)
+	msg := fmt.Sprintf("edit %d: oldText was not found, not even ignoring each line's leading and trailing whitespace; copy the text from the file as it is now (read it again)", n)
 	first := strings.TrimSpace(strings.SplitN(old, "\n", 2)[0])
 	if first != "" && len(first) >= 4 {
 		if i := strings.Index(text, first); i >= 0 {

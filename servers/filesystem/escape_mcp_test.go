@@ -60,6 +60,14 @@ func mcpEscapeTools() []mcpEscapeTool {
 		{"move_file", func(p string) map[string]any {
 			return map[string]any{"source": "sub/ok2.txt", "destination": p, "overwrite": true}
 		}, kinds("literal", "link", "loop"), true},
+		{"copy_file", func(p string) map[string]any {
+			return map[string]any{"source": p, "destination": "copied", "recursive": true}
+		}, kinds("literal"), true},
+		{"copy_file", func(p string) map[string]any {
+			return map[string]any{"source": "sub/ok2.txt", "destination": p, "overwrite": true}
+		}, kinds("literal"), true},
+		{"delete_file", path, kinds("link", "loop"), true},
+		{"delete_directory", func(p string) map[string]any { return map[string]any{"path": p, "recursive": true} }, kinds("literal"), true},
 	}
 }
 
@@ -103,10 +111,16 @@ func checkMCPAttempt(t *testing.T, c *mcpkittest.Client, fx *escapeFixture, writ
 		return
 	}
 	if tool.write && !writes {
-		// Read-only: the write tools do not exist, so the call is a protocol error.
-		if resp.Error == nil || resp.Error.Code != mcpkit.CodeInvalidParams || !strings.Contains(resp.Error.Message, "unknown tool") {
-			t.Errorf("read-only %s: %+v; want the unknown tool error", what, resp.Error)
+		// Read-only: the write tools do not exist, so the call is a protocol error
+		// saying that writes need --allow-writes.
+		if resp.Error == nil || resp.Error.Code != mcpkit.CodeInvalidParams || !strings.Contains(resp.Error.Message, "--allow-writes") {
+			t.Errorf("read-only %s: %+v; want the error saying writes need --allow-writes", what, resp.Error)
 		}
+		return
+	}
+	if resp.Error != nil && resp.Error.Code == mcpkit.CodeMissingClientCapability && tool.okKinds[a.kind] {
+		// An action inside that asks the user first (deleting a link, a directory that
+		// create_directory made above); this client cannot be asked, so nothing happens.
 		return
 	}
 	if resp.Error != nil {

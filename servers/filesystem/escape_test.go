@@ -203,7 +203,7 @@ var whyByKind = map[string]*regexp.Regexp{
 
 // writeReasons are further honest refusals a write may give (the target is a link, a
 // directory, or exists).
-var writeReasons = regexp.MustCompile(`symbolic link|already exists|is a directory|not a directory|does not exist|no such file|oldText was not found|into itself`)
+var writeReasons = regexp.MustCompile(`symbolic link|already exists|is a directory|not a directory|does not exist|no such file|oldText was not found|into itself|allowed directory itself|not empty|not a regular file`)
 
 type escapeOp struct {
 	name string
@@ -281,12 +281,42 @@ func writeOps() []escapeOp {
 		{"create_directory", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
 			return rs.CreateDirectory(ctx, CreateDirectoryInput{Path: p + "/newdir"})
 		}, kinds("literal")},
+		// copy_file (issue 30), before the moves that replace links. A lexical path cleans
+		// to ok.txt, and a literal one names what write_file or create_directory made
+		// above, both inside: copying from or onto them is fine. A link is never
+		// followed: copying from one or onto one is refused.
+		{"copy_file from", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: p, Destination: "copied-here"})
+		}, kinds("literal", "lexical")},
+		{"copy_file from recursive", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: p, Destination: "copied-tree", Recursive: true})
+		}, kinds("literal", "lexical")},
+		{"copy_file onto", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "sub/ok2.txt", Destination: p, Overwrite: true})
+		}, kinds("literal", "lexical")},
+		{"copy_file tree onto", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "sub", Destination: p, Recursive: true})
+		}, kinds("literal")},
 		{"move_file from", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
 			return rs.MoveFile(ctx, MoveFileInput{Source: p, Destination: "moved-here"})
 		}, kinds("literal", "lexical", "link", "loop")},
 		{"move_file onto", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
 			return rs.MoveFile(ctx, MoveFileInput{Source: "sub/ok2.txt", Destination: p, Overwrite: true})
 		}, kinds("literal", "lexical", "link", "loop")},
+	}
+}
+
+// deleteOps are the deletes (issue 30), each run on a fixture of its own: deleting
+// what an attempt names must never remove anything outside. A lexical path cleans to
+// ok.txt, inside; deleting a link (or a loop's link) deletes the link itself.
+func deleteOps() []escapeOp {
+	return []escapeOp{
+		{"delete_directory", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.DeleteDirectory(ctx, DeleteDirectoryInput{Path: p, Recursive: true})
+		}, kinds()},
+		{"delete_file", func(ctx context.Context, rs *Roots, _ *escapeFixture, p string) (any, error) {
+			return rs.DeleteFile(ctx, DeleteFileInput{Path: p})
+		}, kinds("lexical", "link", "loop")},
 	}
 }
 
@@ -329,6 +359,16 @@ func TestEscapeCorpus(t *testing.T) {
 					}
 				})
 			}
+			for _, op := range deleteOps() {
+				t.Run(op.name, func(t *testing.T) {
+					dfx := newEscapeFixture(t)
+					dbefore := dfx.snapshot(t)
+					checkAttempt(t, ctx, openTestRoots(t, dfx.root), dfx, op, dfx.attempts()[i])
+					if diff := cmp.Diff(dbefore, dfx.snapshot(t)); diff != "" {
+						t.Fatalf("%s(%q) changed the outside (-before +after):\n%s", op.name, attempt.path, diff)
+					}
+				})
+			}
 		})
 	}
 }
@@ -345,7 +385,8 @@ func checkAttempt(t *testing.T, ctx context.Context, rs *Roots, fx *escapeFixtur
 			t.Fatalf("%s(%q) error leaked %v: %v", op.name, a.path, leaks, err)
 		}
 		why := whyByKind[a.kind]
-		isWrite := strings.Contains(op.name, "write") || strings.Contains(op.name, "edit") || strings.Contains(op.name, "move") || strings.Contains(op.name, "create")
+		isWrite := strings.Contains(op.name, "write") || strings.Contains(op.name, "edit") || strings.Contains(op.name, "move") || strings.Contains(op.name, "create") ||
+			strings.Contains(op.name, "copy") || strings.Contains(op.name, "delete")
 		if !why.MatchString(err.Error()) && !(isWrite && writeReasons.MatchString(err.Error())) {
 			t.Fatalf("%s(%q) error %q does not say why (want %v)", op.name, a.path, err, why)
 		}
@@ -436,6 +477,25 @@ func TestEscapeSwappedDirectory(t *testing.T) {
 		},
 		"move out": func() (any, error) {
 			return rs.MoveFile(ctx, MoveFileInput{Source: "swap/secret.txt", Destination: "stolen.txt"})
+		},
+		"copy in": func() (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "ok.txt", Destination: "swap/ok.txt"})
+		},
+		"copy over": func() (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "ok.txt", Destination: "swap/secret.txt", Overwrite: true})
+		},
+		"copy out": func() (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "swap/secret.txt", Destination: "stolen.txt"})
+		},
+		"copy tree out": func() (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "swap/dir", Destination: "stolen", Recursive: true})
+		},
+		"copy tree in": func() (any, error) {
+			return rs.CopyFile(ctx, CopyFileInput{Source: "sub", Destination: "swap/sub", Recursive: true})
+		},
+		"delete file": func() (any, error) { return rs.DeleteFile(ctx, DeleteFileInput{Path: "swap/secret.txt"}) },
+		"delete dir": func() (any, error) {
+			return rs.DeleteDirectory(ctx, DeleteDirectoryInput{Path: "swap/dir", Recursive: true})
 		},
 	}
 	for name, call := range calls {

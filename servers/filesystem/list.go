@@ -23,6 +23,9 @@ type ListDirectoryInput struct {
 	SortBy string `json:"sortBy,omitempty" jsonschema_description:"size: largest first; modified: newest first" jsonschema:"enum=name,enum=size,enum=modified,default=name"`
 	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=5000,default=500"`
+	// Details adds each entry's size and time to the text; structuredContent always
+	// has them.
+	Details bool `json:"details,omitempty"`
 }
 
 // DirEntry is one entry of a directory listing. Symbolic links are reported as links
@@ -42,9 +45,13 @@ type ListDirectoryOutput struct {
 	Offset     int        `json:"offset" jsonschema_description:"Offset of the first entry of this page"`
 	NextOffset int        `json:"nextOffset,omitempty" jsonschema_description:"Offset of the next page; absent on the last page"`
 	mcpkit.Truncation
+
+	sortBy  string // the order, named in the text's header (listing_text.go)
+	details bool   // the text shows sizes and times
 }
 
-// ListDirectory lists one directory with sizes, types and times, sorted and paged.
+// ListDirectory lists one directory with sizes, types and times, sorted and paged. Its
+// text (MCPText) shows names and types, and sizes and times with details.
 func (rs *Roots) ListDirectory(ctx context.Context, in ListDirectoryInput) (ListDirectoryOutput, error) {
 	limit := in.Limit
 	switch {
@@ -106,7 +113,7 @@ func (rs *Roots) ListDirectory(ctx context.Context, in ListDirectoryInput) (List
 		}
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return less(infos[i], infos[j]) })
-	out := ListDirectoryOutput{Path: display, Total: len(infos), Offset: in.Offset, Entries: []DirEntry{}}
+	out := ListDirectoryOutput{Path: display, Total: len(infos), Offset: in.Offset, Entries: []DirEntry{}, sortBy: in.SortBy, details: in.Details}
 	if in.Offset >= len(infos) {
 		return out, nil
 	}

@@ -91,8 +91,9 @@ type clientCall struct {
 	args func(dir string) map[string]any
 	want func(dir string) string // substring of the result's text
 	disk func(t *testing.T, dir string)
-	// fileText marks a read_text_file call: its text block is the file's text under a
-	// header (want is all of it), not JSON, and it comes without structuredContent
+	// fileText marks a read_text_file, list_directory or directory_tree call: its text
+	// block is text under a header (want is all of it), not JSON, and it comes without
+	// structuredContent
 	// (mcpkit's output policy: hosts that see structuredContent show its JSON instead).
 	fileText bool
 }
@@ -114,8 +115,12 @@ func fileIs(rel, want string) func(*testing.T, string) {
 
 var clientCalls = []clientCall{
 	{tool: "list_allowed_directories", args: fixed(map[string]any{}), want: func(dir string) string { return `"directories":["` + dir + `"]` }},
-	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), want: text(`"name":"note.md"`)},
-	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), want: text(`"path":"sub/note.md"`)},
+	{tool: "list_directory", args: fixed(map[string]any{"path": "sub"}), fileText: true,
+		want: func(dir string) string { return "[" + filepath.Join(dir, "sub") + ": 1 entry]\nnote.md\n" }},
+	{tool: "directory_tree", args: fixed(map[string]any{"maxDepth": 2}), fileText: true,
+		want: func(dir string) string {
+			return "[" + dir + ": 5 entries]\ndata.bin\nhello.txt\nimg.png\nsub/\nsub/note.md\n"
+		}},
 	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "head": 1}), fileText: true,
 		want: func(dir string) string { return "[" + filepath.Join(dir, "hello.txt") + ": line 1 of 2]\nhello\n" }},
 	{tool: "read_text_file", args: fixed(map[string]any{"path": "hello.txt", "line": 2, "context": 1, "lineNumbers": true}), fileText: true,
@@ -132,7 +137,20 @@ var clientCalls = []clientCall{
 			t.Errorf("made/deep is not a directory: %v", err)
 		}
 	}},
+	{tool: "copy_file", args: fixed(map[string]any{"source": "sub/note.md", "destination": "note-copy.md"}), want: text(`"files":1`), disk: fileIs("note-copy.md", "# Note\nthe needle is here\n")},
+	{tool: "delete_file", args: fixed(map[string]any{"path": "img.png"}), want: text(`"type":"file"`), disk: gone("img.png")},
+	{tool: "delete_directory", args: fixed(map[string]any{"path": "sub", "recursive": true}), want: text(`"files":1`), disk: gone("sub")},
 	{tool: "move_file", args: fixed(map[string]any{"source": "data.bin", "destination": "moved.bin"}), want: text(`moved.bin"`), disk: fileIs("moved.bin", "\x00\x01\x02binary\x00")},
+}
+
+// gone checks that rel no longer exists.
+func gone(rel string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if _, err := os.Lstat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
+			t.Errorf("%s still exists: %v", rel, err)
+		}
+	}
 }
 
 // checkClientText compares what a client received: not an error, text equal (as JSON)
@@ -164,8 +182,9 @@ func allToolNames() []string { return append(append([]string(nil), readTools...)
 
 // TestGoSDKClientEveryTool: the Go SDK client (v1.8.0) lists the tools with their
 // annotations and calls every one, over stdio and HTTP, at 2026-07-28 and 2025-11-25.
-// Its user accepts every confirmation, and only edit_file asks one: the other writes
-// here create or rename without destroying anything.
+// Its user accepts every confirmation, and edit_file, delete_file and delete_directory
+// ask one each: the other writes here create, copy or rename without destroying
+// anything.
 func TestGoSDKClientEveryTool(t *testing.T) {
 	for _, transport := range transports {
 		for _, rev := range revisions {
@@ -197,7 +216,9 @@ func TestGoSDKClientEveryTool(t *testing.T) {
 						call.disk(t, dir)
 					}
 				}
-				if want := []string{"Edit " + filepath.Join(dir, "hello.txt") + " (1 replacement) as this diff shows?"}; !cmp.Equal(want, asked) {
+				if want := []string{"Edit " + filepath.Join(dir, "hello.txt") + " (1 replacement) as this diff shows?",
+					"Delete the file " + filepath.Join(dir, "img.png") + "? This cannot be undone.",
+					"Delete the directory " + filepath.Join(dir, "sub") + " and everything in it? This cannot be undone."}; !cmp.Equal(want, asked) {
 					t.Errorf("confirmations asked %q; want %q", asked, want)
 				}
 			})

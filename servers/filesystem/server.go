@@ -9,13 +9,20 @@ import (
 
 // Config is what mcp-server-filesystem is started with besides its directories.
 type Config struct {
-	// AllowWrites registers write_file, edit_file, create_directory and move_file.
+	// AllowWrites registers write_file, edit_file, create_directory, move_file,
+	// copy_file, delete_file and delete_directory.
 	// Without it the server is read-only: those tools do not exist at all.
 	AllowWrites bool
 	// NoConfirm writes without asking the user (--no-confirm): for unattended agents
 	// whose host already confirms each call. Without it, write_file over an existing
-	// file, edit_file and move_file onto an existing file ask first (confirm.go).
+	// file, edit_file, move_file and copy_file onto an existing file, delete_file and
+	// delete_directory ask first (confirm.go).
 	NoConfirm bool
+	// OutputSchemas publishes the tools' output schemas, and every result then carries
+	// its complete structuredContent (list_directory and directory_tree included, whose
+	// text shows less): for programmatic clients that embed this package. Off in the
+	// binary, mcpkit's one output policy (docs/context-economy.md).
+	OutputSchemas bool
 	// Logger receives the server's own logs (stderr in the binary); nil uses the
 	// mcpkit default.
 	Logger *slog.Logger
@@ -50,12 +57,13 @@ var inputSchemas []byte
 // serving; change notifications start separately with WatchChanges.
 func New(cfg Config, roots *Roots) *mcpkit.Server {
 	s := mcpkit.NewServer(mcpkit.Implementation{Name: serverName, Version: mcpkit.Version}, &mcpkit.ServerOptions{
-		Instructions: instructions,
-		Logger:       cfg.Logger,
-		ReadOnly:     !cfg.AllowWrites,
-		NoConfirm:    cfg.NoConfirm,
-		WriteScope:   writeScope,
-		InputSchemas: inputSchemas,
+		Instructions:  instructions,
+		Logger:        cfg.Logger,
+		ReadOnly:      !cfg.AllowWrites,
+		NoConfirm:     cfg.NoConfirm,
+		WriteScope:    writeScope,
+		InputSchemas:  inputSchemas,
+		OutputSchemas: cfg.OutputSchemas,
 	})
 	a := &access{roots: roots}
 	s.AddTools(tools(a, !cfg.NoConfirm)...)

@@ -41,8 +41,10 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 	writeAsks, editAsks, moveAsks := " Replacing an existing file asks the user to confirm, showing its size and first lines; creating one does not.",
 		" The user confirms the diff before the file is written.",
 		"; replacing it asks the user to confirm"
+	deleteFileAsks, deleteDirAsks := " The user confirms first, shown its size and first lines.", " The user confirms first, shown what goes (counts, size, first entries)."
 	if !confirm {
 		writeAsks, editAsks, moveAsks = " It overwrites without asking.", "", ""
+		deleteFileAsks, deleteDirAsks = " It deletes without asking.", " It deletes without asking."
 	}
 	return []mcpkit.ServerTool{
 		mcpkit.NewServerTool(&mcpkit.Tool{
@@ -62,7 +64,7 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "list_directory",
 			Title: "List a directory",
-			Description: "List one directory's entries with type, size and modification time, sorted and paged (offset, limit); links are shown, not followed. " +
+			Description: "List one directory's entries, one a line (directories end in /), sorted and paged (offset, limit); details adds sizes and times; links are shown, not followed. " +
 				"For several levels use directory_tree; to find names use search_files.",
 			Annotations: mcpkit.ReadOnly(),
 		}, withRoots(a, (*Roots).ListDirectory)),
@@ -70,8 +72,8 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "directory_tree",
 			Title: "Directory tree",
-			Description: "Show a directory's tree several levels deep as a flat list of relative paths with types and file sizes, breadth first: a project's layout. " +
-				"list_directory shows one directory with details.",
+			Description: "Show a directory's tree several levels deep, breadth first, one relative path a line (directories end in /): a project's layout; details adds sizes and times. " +
+				"list_directory shows one directory.",
 			Annotations: mcpkit.ReadOnly(),
 			TaskSupport: mcpkit.TaskOptional, // a large tree: a task for clients with the Tasks extension
 		}, withRoots(a, (*Roots).DirectoryTree)),
@@ -133,8 +135,8 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 		mcpkit.NewServerTool(&mcpkit.Tool{
 			Name:  "edit_file",
 			Title: "Edit a file",
-			Description: "Change a text file by edits, exact replacements (oldText to newText) applied in order and all or nothing, and return a unified diff. " +
-				"Each oldText must match exactly, whitespace included, and occur once, or set replaceAll to replace every occurrence. Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
+			Description: "Change a text file by edits (oldText to newText) applied in order, all or nothing, and return a unified diff. " +
+				"Each oldText must occur once (or set replaceAll); one not found exactly may match ignoring each line's leading and trailing whitespace, if in one place only (the result says so). Encoding, line breaks and permissions are kept; dryRun previews the diff." + editAsks,
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).editFile)),
 
@@ -152,6 +154,28 @@ func tools(a *access, confirm bool) []mcpkit.ServerTool {
 				"An existing destination file is an error unless overwrite is true" + moveAsks + ".",
 			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 		}, withConfirm(a, (*Roots).moveFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:  "copy_file",
+			Title: "Copy",
+			Description: "Copy source, a file or with recursive a directory (to a new path), to destination, also in another allowed directory; onto a directory it copies inside. " +
+				"Links are never followed: one as source is refused, those in a tree are left out. An existing file is replaced only with overwrite" + moveAsks + ".",
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).copyFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "delete_file",
+			Title:       "Delete a file",
+			Description: "Delete one file or symbolic link (the link, not what it points to); for a directory use delete_directory." + deleteFileAsks,
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).deleteFile)),
+
+		mcpkit.NewServerTool(&mcpkit.Tool{
+			Name:        "delete_directory",
+			Title:       "Delete a directory",
+			Description: "Delete an empty directory, or with recursive it and everything in it." + deleteDirAsks,
+			Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
+		}, withConfirm(a, (*Roots).deleteDirectory)),
 	}
 }
 

@@ -27,13 +27,16 @@ type DirectoryTreeInput struct {
 	MaxEntries       int      `json:"maxEntries,omitempty" jsonschema:"minimum=0,maximum=10000,default=500"`
 	Exclude          []string `json:"excludePatterns,omitempty"`
 	RespectGitignore *bool    `json:"respectGitignore,omitempty" jsonschema:"default=true"`
+	// Details adds sizes and times to the text; structuredContent always has them.
+	Details bool `json:"details,omitempty"`
 }
 
 // TreeEntry is one entry of a tree, named by its path relative to the top.
 type TreeEntry struct {
-	Path string `json:"path" jsonschema_description:"Path relative to the top of the tree with / separators"`
-	Type string `json:"type" jsonschema_description:"Entry type; symlinks are not followed" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
-	Size int64  `json:"size,omitempty" jsonschema_description:"Size in bytes of a file"`
+	Path     string `json:"path" jsonschema_description:"Path relative to the top of the tree with / separators"`
+	Type     string `json:"type" jsonschema_description:"Entry type; symlinks are not followed" jsonschema:"enum=file,enum=directory,enum=symlink,enum=other"`
+	Size     int64  `json:"size,omitempty" jsonschema_description:"Size in bytes of a file"`
+	Modified string `json:"modified,omitempty" jsonschema_description:"Last modification time (RFC 3339)"`
 }
 
 // DirectoryTreeOutput is a flat, path-sorted list of the tree's entries.
@@ -42,6 +45,8 @@ type DirectoryTreeOutput struct {
 	Entries []TreeEntry `json:"entries" jsonschema_description:"Entries sorted by path; directories appear before their contents"`
 	Visited int         `json:"visited" jsonschema_description:"Entries examined before the walk ended"`
 	mcpkit.Truncation
+
+	details bool // the text shows sizes and times (listing_text.go)
 }
 
 func boolOr(p *bool, def bool) bool {
@@ -70,7 +75,7 @@ func (rs *Roots) DirectoryTree(ctx context.Context, in DirectoryTreeInput) (Dire
 	if err != nil {
 		return DirectoryTreeOutput{}, err
 	}
-	out := DirectoryTreeOutput{Path: display, Entries: []TreeEntry{}}
+	out := DirectoryTreeOutput{Path: display, Entries: []TreeEntry{}, details: in.Details}
 	deepest := false
 	visited, err := walkTree(ctx, root, rel, walkOptions{maxDepth: depth, gitignore: boolOr(in.RespectGitignore, true), exclude: exclude, progress: "entries listed"},
 		func(e *walkEntry) error {
@@ -78,7 +83,7 @@ func (rs *Roots) DirectoryTree(ctx context.Context, in DirectoryTreeInput) (Dire
 				out.Cut(fmt.Sprintf("stopped at maxEntries=%d; raise maxEntries (at most %d) or call again on a subdirectory or with exclude patterns", maxEntries, MaxTreeEntries))
 				return errStopWalk
 			}
-			te := TreeEntry{Path: e.rel, Type: entryType(e.info.Mode())}
+			te := TreeEntry{Path: e.rel, Type: entryType(e.info.Mode()), Modified: formatTime(e.info.ModTime())}
 			if te.Type == "file" {
 				te.Size = e.info.Size()
 			}

@@ -129,6 +129,8 @@ func TestAllowListRefusesOutsideRepositoryInEveryOperation(t *testing.T) {
 		"GetCommit", "GetFileContents", "GetIssue", "GetJobLogTail", "GetPullRequest", "GetPullRequestDiff", "GetRepository",
 		"ListBranches", "ListCommits", "ListIssues", "ListPullRequests", "ListReleases", "ListTags", "ListWorkflowRuns",
 	}
+	want = append(want, breadthOperations...)
+	sort.Strings(want)
 	if d := cmp.Diff(want, tested); d != "" {
 		t.Errorf("operations checked (-want +got):\n%s", d)
 	}
@@ -140,6 +142,8 @@ func plausibleInput(typ reflect.Type, owner, repo string) reflect.Value {
 	set := map[string]any{
 		"Owner": owner, "Repo": repo, "Number": 1, "Title": "t", "Body": "b", "Ref": "main",
 		"Path": "a.txt", "Content": "x", "Message": "m", "Head": "feature", "Base": "main", "JobID": int64(1),
+		"Tag": "v1.0.0", "RunID": int64(1),
+		"Add": []string{"bug"}, "CommentID": int64(1), "ThreadID": "PRRT_1", "Event": "APPROVE",
 	}
 	for name, val := range set {
 		if fv := v.FieldByName(name); fv.IsValid() {

@@ -304,6 +304,12 @@ func (b *Backend) GetCommit(ctx context.Context, in GetCommitInput) (Commit, err
 
 // changedFiles converts files, with patches bounded when withPatch is set.
 func changedFiles(t *mcpkit.Truncation, files []*gh.CommitFile, withPatch bool) []ChangedFile {
+	return changedFilesCapped(t, files, withPatch, maxPatchBytesPerFile)
+}
+
+// changedFilesCapped is changedFiles with perFile bytes of patch per file (the total
+// cap stays): compare gives a path-narrowed call's few files more room.
+func changedFilesCapped(t *mcpkit.Truncation, files []*gh.CommitFile, withPatch bool, perFile int) []ChangedFile {
 	out := []ChangedFile{}
 	budget := maxPatchBytesTotal
 	for _, f := range files {
@@ -315,7 +321,7 @@ func changedFiles(t *mcpkit.Truncation, files []*gh.CommitFile, withPatch bool) 
 			Deletions:    f.GetDeletions(),
 		}
 		if withPatch && f.GetPatch() != "" {
-			limit := min(maxPatchBytesPerFile, budget)
+			limit := min(perFile, budget)
 			if limit <= 0 {
 				cf.PatchCut = true
 				t.Cut(fmt.Sprintf("patches past the first %d KiB are left out; ask for a smaller page of files (perPage) or read the files themselves", maxPatchBytesTotal>>10))

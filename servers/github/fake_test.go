@@ -98,7 +98,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.Auth != "" {
 			f.t.Errorf("log download %s was sent an Authorization header; the token must stay with the API host", r.URL.Path)
 		}
-	case !strings.HasPrefix(r.URL.Path, "/api/v3/"):
+	case !strings.HasPrefix(r.URL.Path, "/api/v3/") && r.URL.Path != "/api/graphql":
 		f.t.Errorf("request %s %s is not under the Enterprise API root /api/v3/", r.Method, r.URL.Path)
 		http.NotFound(rec, r)
 		return
@@ -293,6 +293,7 @@ func (f *fakeGitHub) routes() {
 	f.handle("POST "+r+"/issues/{n}/comments", f.created("created_comment.json"))
 	f.handle("POST "+r+"/pulls", f.created("created_pull.json"))
 	f.handle("PUT "+r+"/contents/{path...}", f.created("created_file.json"))
+	f.breadthRoutes()
 }
 
 // pullOrDiff serves a pull request as JSON, or as a unified diff when asked for the

@@ -209,6 +209,8 @@ func resourceOf(path string) string {
 		return "code_search"
 	case strings.Contains(path, "/search/"):
 		return "search"
+	case strings.HasSuffix(path, "/graphql"):
+		return "graphql"
 	default:
 		return "core"
 	}

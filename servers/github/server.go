@@ -14,7 +14,7 @@ import (
 // Config is what the MCP layer needs besides the backend: which tools to expose and
 // whether writes are allowed.
 type Config struct {
-	// Selection is --toolsets / --tools (zero: every toolset).
+	// Selection is --toolsets / --tools / --exclude-tools (zero: the default toolsets).
 	Selection Selection
 	// AllowWrites registers the write tools of the selected toolsets. Each write asks
 	// the user to confirm it through elicitation (mcpkit's Request.Confirm).
@@ -54,6 +54,7 @@ func New(cfg Config, backend *Backend) *mcpkit.Server {
 		StateKey:     cfg.StateKey,
 		NoConfirm:    cfg.NoConfirm,
 		InputSchemas: inputSchemas,
+		ToolVisible:  headerNarrowing(),
 	})
 	for _, e := range catalog(backend, !cfg.NoConfirm) {
 		if cfg.Selection.includes(e) {
@@ -106,7 +107,7 @@ func read[In, Out any](b *Backend, toolset, name, description string, op func(*B
 	if slow != "" {
 		t.TaskSupport = mcpkit.TaskOptional
 	}
-	return toolEntry{toolset, mcpkit.NewServerTool(t,
+	return toolEntry{toolset: toolset, ServerTool: mcpkit.NewServerTool(t,
 		func(ctx context.Context, req *mcpkit.Request, in In) (any, error) {
 			if !b.HasToken() {
 				return nil, errNoToken
@@ -132,4 +133,5 @@ var slowTools = map[string]string{
 	"search_code":         "elapsed",
 	"search_issues":       "elapsed",
 	"search_repositories": "elapsed",
+	"search_commits":      "elapsed",
 }

@@ -83,7 +83,7 @@ func names(tools []mcpkit.Tool) []string {
 // go generate rewrites it).
 func TestInputSchemas(t *testing.T) {
 	f := newFake(t)
-	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(t, f, BackendConfig{}, Config{AllowWrites: true}))
+	mcpkittest.InputSchemas(t, "input_schemas.json", newServer(t, f, BackendConfig{}, Config{Selection: allToolsets(t), AllowWrites: true}))
 }
 
 // TestToolsListGolden snapshots tools/list for the default toolsets, read-only and
@@ -151,12 +151,13 @@ func TestToolSelection(t *testing.T) {
 		want            []string
 	}{
 		{"", "", false, readTools},
-		{"all", "", false, readTools},
-		{"issues", "", false, []string{"list_issues", "get_issue", "search_issues"}},
-		{" code , actions ", "", false, []string{"search_code", "list_workflow_runs", "get_job_log"}},
+		{"default", "", false, readTools}, // "all" adds the issue 29 toolsets: TestBreadthDefaultsUnchanged
+		{"issues", "", false, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues"}},
+		{" code , actions ", "", false, []string{"search_code", "list_workflow_runs", "get_job_log", "list_workflows", "list_run_jobs", "list_artifacts"}},
 		{"", "get_issue,search_code", false, []string{"get_issue", "search_code"}},
-		{"pull_requests", "get_file_contents", false, []string{"get_file_contents", "list_pull_requests", "get_pull_request", "get_pull_request_diff"}},
-		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "create_issue", "add_comment"}},
+		{"pull_requests", "get_file_contents", false, []string{"get_file_contents", "list_pull_requests", "get_pull_request", "get_pull_request_diff",
+			"list_pull_request_commits", "get_review_threads", "get_check_status"}},
+		{"issues", "", true, []string{"list_issues", "get_issue", "search_issues", "get_sub_issues", "create_issue", "add_comment", "update_issue"}},
 		{"", "create_pull_request", true, []string{"create_pull_request"}},
 		{"code", "create_issue", false, []string{"search_code"}}, // New never registers writes without AllowWrites (Check refuses this config)
 	}
@@ -177,7 +178,7 @@ func TestToolSelection(t *testing.T) {
 		writes          bool
 		want            string
 	}{
-		{"issues,wiki", "", false, `unknown toolset "wiki"; expected a comma-separated list of repos, issues, pull_requests, code, actions (or all)`},
+		{"issues,wiki", "", false, `unknown toolset "wiki"; expected a comma-separated list of repos, git, issues, pull_requests, code, actions, deployments, code_security`},
 		{"", "get_isue", false, `unknown tool "get_isue"`},
 		{",", "", false, `--toolsets "," names no toolset`},
 		{"", "create_issue", false, "--tools names create_issue, which writes to GitHub; add --allow-writes (GITHUB_ALLOW_WRITES=1)"},

@@ -37,7 +37,7 @@ func writeTools(b *Backend, confirm bool) []toolEntry {
 func write[In, Out any](b *Backend, toolset, name, description string, destructive bool,
 	describe func(*Backend, In) (string, error), op func(*Backend, context.Context, In) (Out, error)) toolEntry {
 	annotations := &mcpkit.ToolAnnotations{DestructiveHint: destructive, OpenWorldHint: true}
-	return toolEntry{toolset, mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: annotations},
+	return toolEntry{toolset: toolset, ServerTool: mcpkit.NewServerTool(&mcpkit.Tool{Name: name, Description: description, Annotations: annotations},
 		func(ctx context.Context, req *mcpkit.Request, in In) (any, error) {
 			if !b.HasToken() {
 				return nil, errNoToken

@@ -19,6 +19,7 @@ const (
 type ActivityReport struct {
 	Sessions     []Session  `json:"sessions" jsonschema_description:"Client sessions that are not idle (running, idle in transaction, waiting), longest-running first; this call's own session excluded"`
 	WaitingLocks []LockWait `json:"waitingLocks" jsonschema_description:"Lock requests that are waiting, with the sessions blocking them"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -116,6 +117,9 @@ func (db *DB) Activity(ctx context.Context) (*ActivityReport, error) {
 	out.WaitingLocks, cut2 = mcpkit.CapSlice(out.WaitingLocks, maxActivityRows)
 	if cut1 || cut2 {
 		out.Cut(fmt.Sprintf("only the first %d sessions and %d waiting locks are shown; query pg_stat_activity and pg_locks with filters for the rest", maxActivityRows, maxActivityRows))
+	}
+	if len(out.Sessions) > 0 {
+		out.RowText = rowTextIn("query, application")
 	}
 	return out, nil
 }

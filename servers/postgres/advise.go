@@ -40,6 +40,8 @@ type IndexAdvice struct {
 	Missing  string            `json:"missing,omitempty" jsonschema_description:"What is missing, and the setup"`
 	Queries  []AdvisedQuery    `json:"queries" jsonschema_description:"Queries analyzed; effects refer to them by position"`
 	Indexes  []IndexSuggestion `json:"indexes" jsonschema_description:"Suggestions, best first; nothing is created"`
+	LeftOut  []LeftOutQuery    `json:"leftOut,omitempty" jsonschema_description:"Workload statements passed over because they cannot be planned here (e.g. writes under a read role), with why; the next ones took their places"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -51,7 +53,6 @@ type AdvisedQuery struct {
 	GenericPlan bool    `json:"genericPlan,omitempty" jsonschema_description:"Planned without parameter values"`
 	Cost        float64 `json:"cost,omitempty" jsonschema_description:"Planner's total cost now"`
 	Candidates  int     `json:"candidates" jsonschema_description:"Candidates found in its plan"`
-	Skipped     string  `json:"skipped,omitempty" jsonschema_description:"Why it was not analyzed"`
 }
 
 // IndexSuggestion is one index to consider.
@@ -253,15 +254,33 @@ func (a *advisor) run(ctx context.Context, sql string, enc [][]byte, limit int, 
 	}
 	var aggs []*agg
 	byKey := map[string]*agg{}
-	for qi := range queries {
-		q := &queries[qi]
-		found, err := a.analyze(ctx, q, enc)
+	// In workload mode queries holds more statements than limit (see workload): one
+	// that cannot be planned here is left out, saying why, and the next takes its
+	// place, so that limit statements are analyzed when the workload has them.
+	analyzed := queries[:0:0]
+	want := len(queries)
+	if sql == "" {
+		want = min(limit, len(queries))
+	}
+	for _, cand := range queries {
+		if len(analyzed) == want {
+			break
+		}
+		q := cand
+		found, err := a.analyze(ctx, &q, enc)
 		if err != nil {
 			if sql != "" {
 				return nil, err // the caller's own statement: its error is the answer
 			}
-			q.Skipped = skipReason(err)
+			if len(out.LeftOut) < maxLeftOut {
+				text, _ := mcpkit.TruncateText(mcpkitClean(q.Query, maxAdviseQueryText), maxLeftOutText)
+				out.LeftOut = append(out.LeftOut, LeftOutQuery{Query: text, Reason: skipReason(err)})
+			}
+			continue
 		}
+		qi := len(analyzed)
+		analyzed = append(analyzed, q)
+		qp := &analyzed[qi]
 		for _, f := range found {
 			g, ok := byKey[f.cand.key()]
 			if !ok {
@@ -281,12 +300,15 @@ func (a *advisor) run(ctx context.Context, sql string, enc [][]byte, limit int, 
 			g.speedup = max(g.speedup, f.before/f.after)
 			g.bytes = max(g.bytes, f.bytes)
 		}
-		q.Query = mcpkitClean(q.Query, maxAdviseQueryText)
+		qp.Query = mcpkitClean(qp.Query, maxAdviseQueryText)
 		if a.progress != nil {
-			a.progress(qi+1, len(queries), fmt.Sprintf("analyzed %d of %d queries", qi+1, len(queries)))
+			a.progress(qi+1, want, fmt.Sprintf("analyzed %d of %d queries", qi+1, want))
 		}
 	}
-	out.Queries = queries
+	out.Queries = analyzed
+	if len(out.Queries) > 0 {
+		out.RowText = rowTextIn("query")
+	}
 	for _, g := range aggs {
 		if len(g.effects) == 0 {
 			continue
@@ -352,8 +374,8 @@ func (a *advisor) workload(ctx context.Context, limit int, minCalls int64) ([]Ad
 	}
 	rows, err := c.Query(ctx, fmt.Sprintf(`SELECT s.query, s.calls, %[1]s FROM %[2]s s
  WHERE s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND s.calls >= $1
-   AND s.query ~* '^\s*(select|with|table|update|delete|merge)\M' AND s.query !~* '\mpg_catalog\s*\.|\mhypopg|\mpg_stat_statements'
- ORDER BY %[1]s DESC LIMIT $2`, total, pgss.qualified("pg_stat_statements")), minCalls, limit)
+   AND s.query ~* '^\s*(select|with|table|update|delete|merge)\M' AND NOT (`+ownStatement+`)
+ ORDER BY %[1]s DESC LIMIT $2`, total, pgss.qualified("pg_stat_statements")), minCalls, limit+workloadReserve)
 	var queries []AdvisedQuery
 	if err == nil {
 		queries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (AdvisedQuery, error) {
@@ -381,6 +403,19 @@ func (a *advisor) workload(ctx context.Context, limit int, minCalls int64) ([]Ad
 			"run the workload first, or pass sql to analyze one query", max(minCalls, 1)), nil
 	}
 	return queries, "", nil
+}
+
+// Bounds of the statements suggest_indexes leaves out of a workload.
+const (
+	maxLeftOut      = 10  // listed
+	maxLeftOutText  = 200 // bytes of each one's text
+	workloadReserve = 20  // statements read beyond limit, to take the places of those left out
+)
+
+// LeftOutQuery is a workload statement suggest_indexes passed over.
+type LeftOutQuery struct {
+	Query  string `json:"query" jsonschema_description:"Its text (first 200 bytes)"`
+	Reason string `json:"reason" jsonschema_description:"Why it cannot be planned here, e.g. ERROR 42501: permission denied"`
 }
 
 // skipReason is why a workload query was not analyzed.

@@ -88,7 +88,10 @@ func (e *NotFoundError) Error() string { return e.What }
 
 // SchemaList lists the schemas of the database.
 type SchemaList struct {
-	Schemas []Schema `json:"schemas" jsonschema_description:"Schemas, system schemas (pg_catalog, information_schema, pg_toast) excluded"`
+	Database  string         `json:"database,omitempty" jsonschema_description:"The database listed (on a server with several)"`
+	Databases []DatabaseInfo `json:"databases,omitempty" jsonschema_description:"Every database of a server with several"`
+	Schemas   []Schema       `json:"schemas" jsonschema_description:"Schemas, system schemas (pg_catalog, information_schema, pg_toast) excluded"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -131,12 +134,14 @@ func (db *DB) ListSchemas(ctx context.Context) (*SchemaList, error) {
 		out.Schemas = out.Schemas[:db.opts.MaxRows]
 		out.Cut(fmt.Sprintf("only the first %d schemas (by name) are listed", db.opts.MaxRows))
 	}
+	out.RowText = commentText(len(out.Schemas) > 0)
 	return out, nil
 }
 
 // TableList lists tables and table-like relations.
 type TableList struct {
 	Tables []TableSummary `json:"tables" jsonschema_description:"Tables, views, materialized views, partitioned and foreign tables, ordered by schema and name (partitions are not listed separately)"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -188,6 +193,7 @@ func (db *DB) ListTables(ctx context.Context, schema string) (*TableList, error)
 		}
 		out.Cut(hint)
 	}
+	out.RowText = commentText(len(out.Tables) > 0)
 	return out, nil
 }
 

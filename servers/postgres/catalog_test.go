@@ -58,7 +58,7 @@ func TestCatalog(t *testing.T) {
 		want := &SchemaList{Schemas: []Schema{
 			{Name: "public", Owner: "pg_database_owner", Tables: 0, Comment: "standard public schema"},
 			{Name: "shop", Owner: "postgres", Tables: 5, Comment: "The shop"},
-		}}
+		}, RowText: RowText{Untrusted: "comment"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -77,7 +77,7 @@ func TestCatalog(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&TableList{Tables: wantShop}, got); diff != "" {
+			if diff := cmp.Diff(&TableList{Tables: wantShop, RowText: RowText{Untrusted: "comment"}}, got); diff != "" {
 				t.Errorf("schema %q (-want +got):\n%s", schema, diff)
 			}
 		}
@@ -120,6 +120,7 @@ func TestCatalog(t *testing.T) {
 				{Name: "orders_pkey", Definition: "CREATE UNIQUE INDEX orders_pkey ON shop.orders USING btree (id)", Unique: true, Primary: true},
 			},
 			Constraints: []TableConstraint{{Name: "orders_total_check", Type: "check", Columns: []string{"total"}, Definition: "CHECK (total >= 0::numeric)"}},
+			RowText:     RowText{Untrusted: "comment"},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
@@ -147,6 +148,7 @@ func TestCatalog(t *testing.T) {
 				{Name: "customers_pkey", Definition: "CREATE UNIQUE INDEX customers_pkey ON shop.customers USING btree (id)", Unique: true, Primary: true},
 			},
 			Constraints: []TableConstraint{{Name: "customers_email_key", Type: "unique", Columns: []string{"email"}, Definition: "UNIQUE (email)"}},
+			RowText:     RowText{Untrusted: "comment"},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
@@ -163,7 +165,8 @@ func TestCatalog(t *testing.T) {
 		}
 		got.ViewDefinition = ""
 		want := &TableDescription{Schema: "shop", Name: "big_orders", Kind: "view", Columns: []ColumnInfo{
-			{Name: "id", Type: "integer", Nullable: true}, {Name: "total", Type: "numeric(10,2)", Nullable: true}}}
+			{Name: "id", Type: "integer", Nullable: true}, {Name: "total", Type: "numeric(10,2)", Nullable: true}},
+			RowText: RowText{Untrusted: "comment, viewDefinition"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}

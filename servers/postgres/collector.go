@@ -31,6 +31,7 @@ type collector struct {
 	truncated bool
 	bigRow    bool // a single row exceeded the byte cap (or the message size limit)
 	tag       string
+	hidden    int // hidden characters shown as escapes in rows and column names (rowtext.go)
 
 	checked    bool   // the session-state check ran
 	leftover   string // session state the check found
@@ -46,7 +47,9 @@ func (c *collector) columns(fields []pgproto3.FieldDescription) {
 	c.oids = make([]uint32, len(fields))
 	c.decoders = make([]decoder, len(fields))
 	for i, f := range fields {
-		c.cols[i].Name = string(f.Name)
+		name, n := showHidden(string(f.Name))
+		c.cols[i].Name = name
+		c.hidden += n
 		c.oids[i] = f.DataTypeOID
 		if t, ok := c.db.typeFor(f.DataTypeOID); ok {
 			c.cols[i].Type = t.name
@@ -94,7 +97,9 @@ func (c *collector) row(s step, values [][]byte) {
 	row := make([]any, len(values))
 	for i, v := range values {
 		if v != nil && i < len(c.decoders) {
-			row[i] = c.decoders[i](v)
+			var n int
+			row[i], n = showHiddenValue(c.decoders[i](v))
+			c.hidden += n
 		}
 	}
 	c.rows = append(c.rows, row)

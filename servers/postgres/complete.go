@@ -9,13 +9,32 @@ import (
 
 // completer suggests schema names for write_query's schema argument and for the
 // table resource template's {schema}, and table names for its {table} (within the
-// schema already chosen). Suggestions are names as they are (case-sensitive) that
-// start with what was typed.
-func completer(db *DB) mcpkit.CompletionHandler {
+// schema already chosen); with several databases, also write_query's database, and
+// the schemas and tables of the database the template or the prompt's database
+// names. Suggestions are names as they are (case-sensitive) that start with what was
+// typed.
+func completer(ds *databases) mcpkit.CompletionHandler {
 	return func(ctx context.Context, _ *mcpkit.Request, c *mcpkit.CompleteRequest) (*mcpkit.Completion, error) {
 		prefix := c.Argument.Value
+		db := ds.list[0].DB
+		if ds.multi() {
+			var d *NamedDB
+			if c.Ref.Type == "ref/resource" {
+				d = ds.byResourceURI(c.Ref.URI)
+			} else {
+				d, _ = ds.pick(c.Context.Arguments["database"])
+			}
+			if d == nil && c.Argument.Name != "database" {
+				return &mcpkit.Completion{}, nil // no database chosen yet: nothing to offer
+			}
+			if d != nil {
+				db = d.DB
+			}
+		}
 		var names []string
 		switch {
+		case c.Argument.Name == "database" && ds.multi():
+			names = ds.names()
 		case c.Argument.Name == "schema":
 			list, err := db.ListSchemas(ctx)
 			if err != nil {

@@ -23,6 +23,7 @@ type TableDescription struct {
 	Indexes        []Index           `json:"indexes,omitempty" jsonschema_description:"Indexes with their definitions"`
 	Constraints    []TableConstraint `json:"constraints,omitempty" jsonschema_description:"Check, unique and exclusion constraints"`
 	ViewDefinition string            `json:"viewDefinition,omitempty" jsonschema_description:"The SELECT a view or materialized view is defined by"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -118,7 +119,8 @@ func (db *DB) DescribeTable(ctx context.Context, schema, table string) (*TableDe
 		d.Comment = mcpkitClean(d.Comment, maxCommentBytes)
 		if viewDef != nil {
 			var cut bool
-			d.ViewDefinition, cut = mcpkit.CleanText(*viewDef, maxViewDefBytes)
+			d.ViewDefinition, _ = showHidden(*viewDef)
+			d.ViewDefinition, cut = mcpkit.TruncateText(d.ViewDefinition, maxViewDefBytes)
 			capped = capped || cut
 		}
 		if err := db.describeColumns(ctx, tx, oid, d); err != nil {
@@ -146,6 +148,10 @@ func (db *DB) DescribeTable(ctx context.Context, schema, table string) (*TableDe
 	capped = capped || cut
 	if capped {
 		d.Cut(fmt.Sprintf("lists were cut at %d entries (and a view definition at %d bytes); query pg_catalog for the rest", db.opts.MaxRows, maxViewDefBytes))
+	}
+	d.RowText = commentText(true)
+	if d.ViewDefinition != "" {
+		d.Untrusted += ", viewDefinition"
 	}
 	return d, nil
 }

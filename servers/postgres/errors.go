@@ -173,9 +173,10 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// mcpkitClean strips hidden characters from server text that flows back to a model
-// and bounds its length.
+// mcpkitClean shows the hidden characters of server text that flows back to a model
+// as visible escapes (rowtext.go: never silently dropped) and bounds its length.
 func mcpkitClean(s string, max int) string {
-	out, _ := mcpkit.CleanText(s, max)
+	out, _ := showHidden(s)
+	out, _ = mcpkit.TruncateText(out, max)
 	return out
 }

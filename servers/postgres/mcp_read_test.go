@@ -13,7 +13,7 @@ import (
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 )
 
-var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "top_queries", "health", "suggest_indexes"}
+var readTools = []string{"query", "list_schemas", "list_tables", "describe_table", "explain_query", "activity", "top_queries", "health", "suggest_indexes", "list_objects"}
 
 // readCase is one call of a read tool and what its structured result must hold.
 type readCase struct {
@@ -27,7 +27,7 @@ type readCase struct {
 var readCases = []readCase{
 	{"query with a param", "query", map[string]any{"sql": "SELECT id, name FROM shop.customers WHERE id = $1", "params": []any{2}},
 		func(t *testing.T, out map[string]any) {
-			want := `{"columns":[{"name":"id","type":"int8"},{"name":"name","type":"text"}],"command":"SELECT 1","rowCount":1,"rows":[[2,"Linus"]]}`
+			want := `{"columns":[{"name":"id","type":"int8"},{"name":"name","type":"text"}],"command":"SELECT 1","rowCount":1,"rows":[[2,"Linus"]],"untrusted":"rows"}`
 			if got := jsonAt(t, out); got != want {
 				t.Errorf("got %s\nwant %s", got, want)
 			}
@@ -36,6 +36,21 @@ var readCases = []readCase{
 		func(t *testing.T, out map[string]any) {
 			if got := jsonAt(t, out["rows"]); got != `[["12345678901234567890.123"]]` {
 				t.Errorf("rows %s; want the numeric as an exact string", got)
+			}
+		}},
+	// A json/jsonb value goes as its JSON text in a string: the schema's params items
+	// have no object branch, which strict-schema agent frameworks cannot express.
+	{"query with a jsonb param as JSON text", "query", map[string]any{"sql": "SELECT $1::jsonb -> 'a' AS a", "params": []any{`{"a": [1, 2]}`}},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["rows"]); got != `[[[1,2]]]` {
+				t.Errorf("rows %s; want the jsonb member [1,2]", got)
+			}
+		}},
+	// OpenAI's strict mode sends null for every optional argument left out.
+	{"query with params null, as a strict-mode model sends it", "query", map[string]any{"sql": "SELECT 1 AS one", "params": nil},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["rows"]); got != `[[1]]` {
+				t.Errorf("rows %s; want [[1]]", got)
 			}
 		}},
 	{"list_schemas", "list_schemas", map[string]any{},
@@ -109,6 +124,12 @@ var readCases = []readCase{
 			if out["measured"] != false || !strings.Contains(out["missing"].(string), "HypoPG") || len(ix) == 0 ||
 				ix[0].(map[string]any)["statement"] != "CREATE INDEX CONCURRENTLY ON shop.orders (status);" || ix[0].(map[string]any)["measured"] != false {
 				t.Errorf("got %s; want the unmeasured candidate shop.orders (status)", jsonAt(t, out))
+			}
+		}},
+	{"list_objects", "list_objects", map[string]any{"kind": "sequences", "schema": "shop"},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["objects"]); got != `[{"dataType":"bigint","increment":1,"max":"9223372036854775807","name":"s","schema":"shop","start":1}]` {
+				t.Errorf("got %s; want shop.s, never used", jsonAt(t, out))
 			}
 		}},
 }

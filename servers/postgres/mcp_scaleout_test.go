@@ -140,3 +140,39 @@ func TestQueryTasksScaleOutWithRedis(t *testing.T) {
 	}, creator, killed, lease)
 	t.Logf("instance %d was killed; %v later the survivors answer failed: %s", creator, time.Since(killed).Round(time.Millisecond), last.Error.Message)
 }
+
+// TestExecuteReplayScaleOutWithRedis (issue 32): three mcp-server-postgres processes
+// with --allow-writes and one state key share one Redis (--task-store, which is also
+// the replay store), behind a round-robin proxy. An execute confirmed on one
+// instance runs once; its confirmed requestState sent again reaches each other
+// instance in turn and is refused as already used, and the row changed once.
+func TestExecuteReplayScaleOutWithRedis(t *testing.T) {
+	redisURL := redistest.Start(t) // skipped without redis-server, except in CI
+	d, probe := shopDB(t, Options{})
+	role := d.CreateRole(t, "writer", "", "")
+	d.Exec(t, "GRANT SELECT, UPDATE ON public.t TO "+role)
+	key := mcpkittest.StateKeyFile(t)
+	var backends []string
+	for range 3 {
+		_, addr := startHTTPInstance(t, []string{"DATABASE_URL=" + d.URLAs(role, ""), "POSTGRES_ALLOW_WRITES=1"},
+			"--task-store", redisURL, "--state-key-file", key)
+		backends = append(backends, addr)
+	}
+	proxy := mcpkittest.RoundRobinProxy(backends...)
+	defer proxy.Close()
+	c := remoteclient.NewClient(t, proxy.URL+"/mcp")
+	c.HC.Timeout = 10 * time.Second
+
+	args := map[string]any{"sql": "UPDATE public.t SET v = v || '+' WHERE id = 1"}
+	retry := mcpkittest.AskConfirmation(t, c, "execute", args).Accept("execute", args)
+	r := c.Do("tools/call", retry)
+	if r.Err != nil || r.Status != http.StatusOK || !strings.Contains(string(r.Result), "UPDATE 1") {
+		t.Fatalf("the confirmed execute: %d %s", r.Status, r.Body)
+	}
+	ran := r.Header.Get("X-Instance")
+	by := mcpkittest.ReplayRefusedEverywhere(t, c, retry, ran, 3)
+	if n := rowCount(t, probe, "SELECT length(v) - length(replace(v, '+', '')) FROM public.t WHERE id = 1"); n != 1 {
+		t.Fatalf("the statement ran %d times, want once", n)
+	}
+	t.Logf("execute confirmed on instance %s; the replayed requestState was refused by instances %v; the row changed once", ran, by)
+}

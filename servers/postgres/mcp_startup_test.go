@@ -41,6 +41,13 @@ func TestBinaryStartup(t *testing.T) {
 			[]string{"msg=connected", "allowWrites=true"}, []string{"level=WARN"}},
 		{"reader", []string{"DATABASE_URL=" + readerURL(t, d)}, 0,
 			[]string{"msg=connected", "serving MCP on stdio"}, []string{"level=WARN"}},
+		// Several databases: each is started and role-checked on its own, a refusal of
+		// any ends the process naming that database, and the logs name each.
+		{"several databases", []string{"DATABASE_URL=" + readerURL(t, d), "POSTGRES_DATABASES=second=" + readerURL(t, d) + "\nthird=" + readerURL(t, d),
+			"POSTGRES_DATABASE_DESCRIPTIONS=second=the same shop again"}, 0,
+			[]string{"msg=connected name=" + d.Name, "msg=connected name=second", "msg=connected name=third"}, []string{"level=WARN"}},
+		{"several databases, one superuser", []string{"DATABASE_URL=" + readerURL(t, d), "POSTGRES_DATABASES=admin=" + d.URL}, 1,
+			[]string{`database admin: refusing to start: role "postgres" is a superuser`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

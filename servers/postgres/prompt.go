@@ -23,21 +23,33 @@ const (
 
 // addWriteQueryPrompt registers write_query: the rules for a correct query against
 // this server, and the tables that matter for the question.
-func addWriteQueryPrompt(s *mcpkit.Server, db *DB) {
+func addWriteQueryPrompt(s *mcpkit.Server, ds *databases) {
+	args := []mcpkit.PromptArgument{
+		{Name: "question", Title: "Question", Description: "What you want to know from the data", Required: true},
+		{Name: "schema", Title: "Schema", Description: "Only consider tables of this schema (default: every user schema)"},
+	}
+	if ds.multi() {
+		args = append(args, mcpkit.PromptArgument{Name: "database", Title: "Database", Description: "One of " + ds.namesText(), Required: ds.def == nil})
+	}
 	s.AddPrompt(&mcpkit.Prompt{
 		Name:        "write_query",
 		Title:       "Write a SQL query",
 		Description: "Write and run one correct read-only PostgreSQL query that answers a question, with the relevant table descriptions included.",
-		Arguments: []mcpkit.PromptArgument{
-			{Name: "question", Title: "Question", Description: "What you want to know from the data", Required: true},
-			{Name: "schema", Title: "Schema", Description: "Only consider tables of this schema (default: every user schema)"},
-		},
+		Arguments:   args,
 	}, func(ctx context.Context, _ *mcpkit.Request, args map[string]string) (*mcpkit.GetPromptResult, error) {
 		question, _ := mcpkit.CleanText(strings.TrimSpace(args["question"]), promptQuestionMax)
 		if question == "" {
 			return nil, mcpkit.InvalidParams(`write_query needs a non-empty "question": what you want to know from the data`)
 		}
-		text, err := writeQueryText(ctx, db, question, args["schema"])
+		d, err := ds.pick(args["database"])
+		if err != nil {
+			return nil, mcpkit.InvalidParams("%v", err)
+		}
+		name := ""
+		if ds.multi() {
+			name = d.Name
+		}
+		text, err := writeQueryText(ctx, d.DB, name, question, args["schema"])
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +60,9 @@ func addWriteQueryPrompt(s *mcpkit.Server, db *DB) {
 	})
 }
 
-func writeQueryText(ctx context.Context, db *DB, question, schema string) (string, error) {
+// writeQueryText is the prompt's text; label is the name a server with several
+// databases serves db under (the query tool is told to pass it), else "".
+func writeQueryText(ctx context.Context, db *DB, label, question, schema string) (string, error) {
 	list, err := db.ListTables(ctx, schema)
 	if err != nil {
 		var nf *NotFoundError
@@ -60,7 +74,11 @@ func writeQueryText(ctx context.Context, db *DB, question, schema string) (strin
 	chosen, others := relevantTables(list.Tables, question)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Write one PostgreSQL query that answers this question about database %q, then run it with the query tool.\n\nQuestion: %s\n\n", db.Target().Database, question)
+	if label != "" {
+		fmt.Fprintf(&b, "Write one PostgreSQL query that answers this question about database %s, then run it with the query tool, passing database %q.\n\nQuestion: %s\n\n", label, label, question)
+	} else {
+		fmt.Fprintf(&b, "Write one PostgreSQL query that answers this question about database %q, then run it with the query tool.\n\nQuestion: %s\n\n", db.Target().Database, question)
+	}
 	fmt.Fprintf(&b, `Rules:
 - Exactly one statement: SELECT, WITH, VALUES or TABLE. No several statements separated by ';', no COPY, DO, CALL, SET, EXECUTE or transaction control: the server refuses them. It runs the query in a READ ONLY transaction that is rolled back, so writes fail.
 - Put values from the question in params ($1, $2, …) instead of the SQL text; cast a placeholder whose type is ambiguous, e.g. $1::date.

@@ -15,6 +15,7 @@ type QueryResult struct {
 	Rows     [][]any  `json:"rows" jsonschema_description:"Result rows; each row is an array of values in column order. numeric and int8 beyond 2^53 are strings; timestamps RFC 3339; bytea base64; arrays and json/jsonb as JSON"`
 	RowCount int      `json:"rowCount" jsonschema_description:"Number of rows in rows"`
 	Command  string   `json:"command,omitempty" jsonschema_description:"PostgreSQL command tag, e.g. SELECT 42; absent when the result was cut"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -40,6 +41,7 @@ func (db *DB) Query(ctx context.Context, sql string, params []any) (*QueryResult
 	if res.Columns == nil {
 		res.Columns = []Column{}
 	}
+	res.RowText = c.rowText()
 	if c.truncated {
 		res.Command = ""
 		res.Cut(db.capHint(c))

@@ -41,6 +41,31 @@ type Overview struct {
 // pages through every table of the user schemas.
 func addResources(s *mcpkit.Server, db *DB, pageSize int) {
 	name := db.Target().Database
+	addDatabaseResources(s, name, db)
+	if pageSize <= 0 {
+		pageSize = 100
+	}
+	s.SetResourceLister(func(ctx context.Context, _ *mcpkit.Request, cursor string) ([]mcpkit.Resource, string, error) {
+		after, err := decodeTableCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		out, more, err := tableResources(ctx, name, db, after[0], after[1], pageSize)
+		if err != nil {
+			return nil, "", err
+		}
+		next := ""
+		if more {
+			last := out[len(out)-1].table
+			next = encodeTableCursor(last.Schema, last.Name)
+		}
+		return resourcesOf(out), next, nil
+	})
+}
+
+// addDatabaseResources registers the overview and the table template of one database,
+// served under name.
+func addDatabaseResources(s *mcpkit.Server, name string, db *DB) {
 	overview := OverviewURI(name)
 	s.AddResource(&mcpkit.Resource{
 		URI:         overview,
@@ -86,34 +111,39 @@ func addResources(s *mcpkit.Server, db *DB, pageSize int) {
 		return jsonResource(uri, d)
 	})
 
-	if pageSize <= 0 {
-		pageSize = 100
+}
+
+// tableResource is one table's resource, with the table it lists (for the cursor).
+type tableResource struct {
+	res   mcpkit.Resource
+	table TableSummary
+}
+
+// tableResources lists up to limit tables of db after (afterSchema, afterName) as
+// resources of the database served under name, and whether more follow.
+func tableResources(ctx context.Context, name string, db *DB, afterSchema, afterName string, limit int) ([]tableResource, bool, error) {
+	tables, more, err := db.TablesAfter(ctx, afterSchema, afterName, limit)
+	if err != nil {
+		return nil, false, mcpkit.Errorf(mcpkit.CodeInternalError, "listing tables: %v", err)
 	}
-	s.SetResourceLister(func(ctx context.Context, _ *mcpkit.Request, cursor string) ([]mcpkit.Resource, string, error) {
-		after, err := decodeTableCursor(cursor)
-		if err != nil {
-			return nil, "", err
+	out := make([]tableResource, len(tables))
+	for i, t := range tables {
+		desc := t.Kind
+		if t.Comment != "" {
+			c, _ := mcpkit.TruncateText(t.Comment, 200)
+			desc += ": " + c
 		}
-		tables, more, err := db.TablesAfter(ctx, after[0], after[1], pageSize)
-		if err != nil {
-			return nil, "", mcpkit.Errorf(mcpkit.CodeInternalError, "listing tables: %v", err)
-		}
-		out := make([]mcpkit.Resource, len(tables))
-		for i, t := range tables {
-			desc := t.Kind
-			if t.Comment != "" {
-				c, _ := mcpkit.TruncateText(t.Comment, 200)
-				desc += ": " + c
-			}
-			out[i] = mcpkit.Resource{URI: TableURI(name, t.Schema, t.Name), Name: t.Schema + "." + t.Name, Description: desc, MIMEType: jsonMIME}
-		}
-		next := ""
-		if more {
-			last := tables[len(tables)-1]
-			next = encodeTableCursor(last.Schema, last.Name)
-		}
-		return out, next, nil
-	})
+		out[i] = tableResource{res: mcpkit.Resource{URI: TableURI(name, t.Schema, t.Name), Name: t.Schema + "." + t.Name, Description: desc, MIMEType: jsonMIME}, table: t}
+	}
+	return out, more, nil
+}
+
+func resourcesOf(trs []tableResource) []mcpkit.Resource {
+	out := make([]mcpkit.Resource, len(trs))
+	for i, tr := range trs {
+		out[i] = tr.res
+	}
+	return out
 }
 
 // encodeTableCursor makes the opaque cursor of the table listing: the last table

@@ -10,6 +10,7 @@ import (
 )
 
 type executeInput struct {
+	dbArg
 	SQL    string `json:"sql" jsonschema_description:"One statement: INSERT, UPDATE, DELETE, MERGE or DDL, with $1, $2, … for values"`
 	Params Params `json:"params,omitempty"`
 }
@@ -31,7 +32,7 @@ var errNotRun = errors.New("the statement was not run")
 // the answer; the retry is bound to the same arguments and to the message shown by
 // the signed requestState, which is good for one retry), so everything before the
 // confirmation is read-only.
-func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
+func executeTool(ds *databases, confirm bool) mcpkit.ServerTool {
 	asks := "The user is shown the statement and the estimated number of rows it affects and must confirm before it runs. "
 	if !confirm {
 		asks = "It runs without asking the user (the server was started with --no-confirm: the host confirms each call). "
@@ -42,6 +43,11 @@ func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
 			asks + "Use query for reads.",
 		Annotations: &mcpkit.ToolAnnotations{DestructiveHint: true},
 	}, func(ctx context.Context, req *mcpkit.Request, in executeInput) (*ExecResult, error) {
+		named, err := ds.pick(in.Database)
+		if err != nil {
+			return nil, err
+		}
+		db := named.DB
 		params, err := in.Params.values()
 		if err != nil {
 			return nil, err
@@ -52,7 +58,11 @@ func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		msg, err := confirmMessage(db.Target(), in, est)
+		label := ""
+		if ds.multi() {
+			label = named.Name
+		}
+		msg, err := confirmMessage(db.Target(), label, in, est)
 		if err != nil {
 			return nil, err
 		}
@@ -61,16 +71,25 @@ func executeTool(db *DB, confirm bool) mcpkit.ServerTool {
 		if err := req.Confirm(ctx, "confirm", msg); err != nil {
 			return nil, err
 		}
-		return db.Execute(ctx, in.SQL, params, true)
+		res, err := db.Execute(ctx, in.SQL, params, true)
+		if res != nil {
+			res.Database = label
+		}
+		return res, err
 	})
 }
 
-// confirmMessage is what the user reads before a write: where it runs, the exact
+// confirmMessage is what the user reads before a write: where it runs (with several
+// databases, label is the name the server serves it under), the exact
 // statement and params (hidden characters made visible), and what the planner
 // expects it to touch.
-func confirmMessage(target Target, in executeInput, est *EffectEstimate) (string, error) {
+func confirmMessage(target Target, label string, in executeInput, est *EffectEstimate) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run this statement on database %q (host %s, user %s) and commit it?\n\n", target.Database, target.Host, target.User)
+	if label != "" {
+		fmt.Fprintf(&b, "Run this statement on database %s (PostgreSQL database %q, host %s, user %s) and commit it?\n\n", label, target.Database, target.Host, target.User)
+	} else {
+		fmt.Fprintf(&b, "Run this statement on database %q (host %s, user %s) and commit it?\n\n", target.Database, target.Host, target.User)
+	}
 	sql, hidden := mcpkit.ShowHidden(in.SQL)
 	b.WriteString(sql)
 	b.WriteString("\n")

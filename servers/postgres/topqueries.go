@@ -35,6 +35,8 @@ type TopQueries struct {
 	Queries    []TopQuery `json:"queries" jsonschema_description:"Most costly first"`
 	StatsSince *time.Time `json:"statsSince,omitempty" jsonschema_description:"Last reset of pg_stat_statements: the numbers cover the time since"`
 	Missing    string     `json:"missing,omitempty" jsonschema_description:"Why there are no statistics, and the setup"`
+	OwnLeftOut int64      `json:"ownLeftOut,omitempty" jsonschema_description:"Statements of this server's own (its catalog reads), left out"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -145,7 +147,8 @@ func (db *DB) TopQueries(ctx context.Context, orderBy string, limit int, minCall
  COALESCE(100 * %[1]s / NULLIF(sum(%[1]s) OVER (), 0), 0)::float8
  FROM %[3]s s LEFT JOIN pg_catalog.pg_database d ON d.oid = s.dbid
  WHERE ($2 OR s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())) AND s.calls >= $3
- ORDER BY %[4]s DESC, s.calls DESC LIMIT $4`, total, mean, ext.qualified("pg_stat_statements"), order),
+   AND NOT (%[5]s)
+ ORDER BY %[4]s DESC, s.calls DESC LIMIT $4`, total, mean, ext.qualified("pg_stat_statements"), order, ownStatement),
 			maxTopQueryText, allDatabases, minCalls, limit+1)
 		if err == nil {
 			for rows.Next() {
@@ -172,6 +175,11 @@ func (db *DB) TopQueries(ctx context.Context, orderBy string, limit int, minCall
 		if err != nil {
 			return err
 		}
+		if err := sp.QueryRow(ctx, `SELECT count(*) FROM `+ext.qualified("pg_stat_statements")+` s
+ WHERE ($1 OR s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())) AND s.calls >= $2 AND (`+ownStatement+`)`,
+			allDatabases, minCalls).Scan(&out.OwnLeftOut); err != nil {
+			return err
+		}
 		if ext.atLeast(1, 9) { // pg_stat_statements_info, PostgreSQL 14
 			var since time.Time
 			if err := sp.QueryRow(ctx, "SELECT stats_reset FROM "+ext.qualified("pg_stat_statements_info")).Scan(&since); err == nil {
@@ -183,12 +191,24 @@ func (db *DB) TopQueries(ctx context.Context, orderBy string, limit int, minCall
 	if err != nil {
 		return nil, err
 	}
+	if len(out.Queries) > 0 {
+		out.RowText = rowTextIn("query")
+	}
 	var cut bool
 	if out.Queries, cut = mcpkit.CapSlice(out.Queries, limit); cut {
 		out.Cut(fmt.Sprintf("only the top %d are shown: raise limit (at most %d) or minCalls", limit, maxTopQueries))
 	}
 	return out, nil
 }
+
+// ownStatement is the condition on a pg_stat_statements row s that marks a statement
+// of this server's own, which top_queries and the workload of suggest_indexes leave
+// out: its catalog reads and the role check (every one names pg_catalog.…, as the
+// server qualifies every catalog object), HypoPG and pg_stat_statements calls, the
+// BEGIN READ ONLY of its transactions and its savepoints. A user's query that names
+// pg_catalog.… explicitly is left out with them: the price of telling them apart
+// without tagging every statement the server sends.
+const ownStatement = `s.query ~* '\mpg_catalog\s*\.|\mhypopg|\mpg_stat_statements' OR s.query ~* '^\s*(begin\s+read\s+(only|write)|(release\s+|rollback\s+to\s+)?savepoint\s+mcpkit_)'`
 
 // round3 keeps three decimals: enough for milliseconds and percentages.
 func round3(f float64) float64 {

@@ -14,7 +14,7 @@ import (
 func TestConfirmMessage(t *testing.T) {
 	target := Target{Host: "db.example.com", Port: 5432, Database: "shop", User: "app"}
 	in := executeInput{SQL: "UPDATE t SET v = $1 WHERE id < $2", Params: Params{[]byte(`"x"`), []byte(`3`)}}
-	got, err := confirmMessage(target, in, &EffectEstimate{Estimated: true, EstimatedRows: 2,
+	got, err := confirmMessage(target, "", in, &EffectEstimate{Estimated: true, EstimatedRows: 2,
 		Targets: []TableEffect{{Operation: "Update", Table: "public.t", EstimatedRows: 2}}})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ It is committed as soon as you confirm; this server cannot undo it.`
 		t.Errorf("message (-want +got):\n%s", d)
 	}
 
-	got, err = confirmMessage(target, executeInput{SQL: "DROP TABLE t\u200b"}, &EffectEstimate{Note: "PostgreSQL cannot estimate the effect of this statement"})
+	got, err = confirmMessage(target, "", executeInput{SQL: "DROP TABLE t\u200b"}, &EffectEstimate{Note: "PostgreSQL cannot estimate the effect of this statement"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ It is committed as soon as you confirm; this server cannot undo it.`
 		}
 	}
 
-	_, err = confirmMessage(target, executeInput{SQL: "INSERT INTO t VALUES " + strings.Repeat("(1, 'x'), ", 4000)}, &EffectEstimate{})
+	_, err = confirmMessage(target, "", executeInput{SQL: "INSERT INTO t VALUES " + strings.Repeat("(1, 'x'), ", 4000)}, &EffectEstimate{})
 	if err == nil || !strings.Contains(err.Error(), "too long to show the user") {
 		t.Errorf("a 40 KB statement: %v; want a refusal", err)
 	}

@@ -10,10 +10,12 @@ import (
 
 // ExecResult is what a confirmed write did.
 type ExecResult struct {
+	Database     string   `json:"database,omitempty" jsonschema_description:"The database written (on a server with several)"`
 	Command      string   `json:"command" jsonschema_description:"PostgreSQL command tag, e.g. UPDATE 3 or CREATE TABLE"`
 	RowsAffected int64    `json:"rowsAffected" jsonschema_description:"Rows inserted, updated, deleted or returned, from the command tag"`
 	Columns      []Column `json:"columns,omitempty" jsonschema_description:"Columns of RETURNING rows, if any"`
 	Rows         [][]any  `json:"rows,omitempty" jsonschema_description:"RETURNING rows, capped like query results"`
+	RowText
 	mcpkit.Truncation
 }
 
@@ -76,6 +78,7 @@ func (db *DB) Execute(ctx context.Context, sql string, params []any, confirmed b
 	res := &ExecResult{Command: c.tag, RowsAffected: pgconn.NewCommandTag(c.tag).RowsAffected()}
 	if len(c.cols) > 0 {
 		res.Columns, res.Rows = c.cols, c.rows
+		res.RowText = c.rowText()
 	}
 	if c.truncated {
 		res.Cut(fmt.Sprintf("the statement ran to completion and was committed; only the first %d RETURNING rows are shown", len(c.rows)))

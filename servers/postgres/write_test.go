@@ -107,7 +107,7 @@ func TestExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &ExecResult{Command: "INSERT 0 1", RowsAffected: 1, Columns: []Column{{"id", "int4"}, {"v", "text"}}, Rows: [][]any{{jsonNumber("1001"), "new"}}}
+	want := &ExecResult{Command: "INSERT 0 1", RowsAffected: 1, Columns: []Column{{"id", "int4"}, {"v", "text"}}, Rows: [][]any{{jsonNumber("1001"), "new"}}, RowText: RowText{Untrusted: "rows"}}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("insert (-want +got):\n%s", diff)
 	}

@@ -132,6 +132,30 @@ func pgServer(t testing.TB, writes bool) *mcpkit.Server {
 	return postgres.New(postgres.Config{AllowWrites: writes, Logger: quiet}, db)
 }
 
+// pgThreeServer is the postgres server over three fresh databases with pgFixture, each
+// with a description and none the default: the most a server with several databases
+// adds to what the model reads (a database argument on every tool, required, and the
+// databases named once in the instructions).
+func pgThreeServer(t testing.TB, writes bool) *mcpkit.Server {
+	t.Helper()
+	var list []postgres.NamedDB
+	for _, d := range []struct{ name, description string }{
+		{"app", "the local app database"}, {"staging", "staging replica, read only"}, {"reports", "daily reporting database"},
+	} {
+		db, err := postgres.Open(t.Context(), postgrestest.NewDatabase(t, pgFixture), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		list = append(list, postgres.NamedDB{Name: d.name, Description: d.description, DB: db})
+	}
+	s, err := postgres.NewMulti(postgres.Config{AllowWrites: writes, Logger: quiet}, list, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // errorsKey is the fixture store's DSN public key.
 const errorsKey = "0123456789abcdef0123456789abcdef"
 
@@ -287,12 +311,20 @@ func githubFake(t testing.TB) *httptest.Server {
 	return srv
 }
 
-// githubServer is the github server (default toolsets) over the fake.
-func githubServer(t testing.TB, fake *httptest.Server, writes bool) *mcpkit.Server {
+// githubServer is the github server over the fake: the default toolsets, or with all
+// every toolset (issue 29).
+func githubServer(t testing.TB, fake *httptest.Server, writes bool, all ...bool) *mcpkit.Server {
 	t.Helper()
+	var sel github.Selection
+	if len(all) > 0 && all[0] {
+		var err error
+		if sel, err = github.ParseSelection("all", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 	b, err := github.NewBackend(github.BackendConfig{Token: "ghp_TOKENS0123456789abcdef0123456789ab", Host: fake.URL, Timeout: 10 * time.Second, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return github.New(github.Config{AllowWrites: writes, Logger: quiet}, b)
+	return github.New(github.Config{Selection: sel, AllowWrites: writes, Logger: quiet}, b)
 }

@@ -68,6 +68,8 @@ func TestTokens(t *testing.T) {
 			if !writes {
 				m.results["postgres query20"] = measureResult(t, c.call(t, "query", map[string]any{"sql": pgQuery}))
 			}
+			c = connectInProcess(t, pgThreeServer(t, writes))
+			m.addDefs("postgres three databases "+mode(writes), measureDefs(c.tools(t), c.instructions(t)))
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
@@ -98,6 +100,8 @@ func TestTokens(t *testing.T) {
 				m.results["github issue"] = measureResult(t, c.call(t, "get_issue", map[string]any{"owner": "octo", "repo": "hello", "number": 7}))
 				m.results["github pull"] = measureResult(t, c.call(t, "get_pull_request", map[string]any{"owner": "octo", "repo": "hello", "number": 4}))
 			}
+			all := connectInProcess(t, githubServer(t, fake, writes, true))
+			m.addDefs("github all "+mode(writes), measureDefs(all.tools(t), all.instructions(t)))
 		}
 	})
 	t.Run("github-mcp-server snapshots", func(t *testing.T) {

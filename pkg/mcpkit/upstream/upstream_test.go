@@ -310,3 +310,29 @@ func TestTransientClassification(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkedPOSTIsRetried: a POST made with WithIdempotent (a GraphQL query) is
+// retried like a GET, with its body sent again whole.
+func TestMarkedPOSTIsRetried(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	record := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			bodies = append(bodies, string(b))
+			mu.Unlock()
+			h(w, r)
+		}
+	}
+	s, c, _ := setup(t, Policy{}, record(status(502)), record(status(200)))
+	req, _ := http.NewRequestWithContext(WithIdempotent(context.Background()), "POST", "http://x/graphql", strings.NewReader(`{"query":"{x}"}`))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || s.count() != 2 || bodies[0] != bodies[1] || bodies[1] != `{"query":"{x}"}` {
+		t.Errorf("marked POST: status %d after %d requests, bodies %q; want 200 after a retry with the same body", resp.StatusCode, s.count(), bodies)
+	}
+}

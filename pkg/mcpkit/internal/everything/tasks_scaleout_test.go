@@ -42,13 +42,19 @@ var stoppedLine = regexp.MustCompile(`slow_compute stopped.* label=(\S+)`)
 // startFixture runs this test binary as the fixture (see TestMain) with args.
 func startFixture(t *testing.T, args ...string) *fixtureProcess {
 	t.Helper()
+	return startFixtureEnv(t, nil, args...)
+}
+
+// startFixtureEnv is startFixture with more environment variables.
+func startFixtureEnv(t *testing.T, env []string, args ...string) *fixtureProcess {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &fixtureProcess{stops: map[string]time.Time{}}
 	p.cmd = exec.Command(exe, append([]string{"--http", "127.0.0.1:0", "--audit=false"}, args...)...)
-	p.cmd.Env = append(os.Environ(), fixtureEnv+"=1", "MCP_STATE_KEY=", "SENTRY_DSN=")
+	p.cmd.Env = append(append(os.Environ(), fixtureEnv+"=1", "MCP_STATE_KEY=", "SENTRY_DSN="), env...)
 	p.addr = mcpkittest.StartHTTPServer(t, p.cmd, func(line string) {
 		if m := stoppedLine.FindStringSubmatch(line); m != nil {
 			p.mu.Lock()

@@ -21,7 +21,23 @@ import (
 // when the test ends, and returns its URL (redis://127.0.0.1:PORT/0). Without
 // redis-server the test is skipped, except in CI (CI set), where it fails: CI must
 // run the shared-store tests.
-func Start(t testing.TB) string {
+func Start(t testing.TB) string { return StartServer(t).URL }
+
+// Server is a throwaway redis-server that a test can stop and start again on the
+// same port (an outage of the shared store, then its return; nothing is kept across).
+type Server struct {
+	URL string
+
+	t    testing.TB
+	bin  string
+	port int
+	dir  string
+	cmd  *exec.Cmd
+	out  *strings.Builder
+}
+
+// StartServer is [Start], returning the server for [Server.Stop] and [Server.Restart].
+func StartServer(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	realclient.Require(t, err == nil, "redis-server is not installed (apt-get install -y redis-server); CI must run the shared task store tests")
@@ -31,26 +47,40 @@ func Start(t testing.TB) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", dir, "--daemonize", "no", "--loglevel", "warning")
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting redis-server: %v", err)
+	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), t: t, bin: bin, port: port, dir: t.TempDir()}
+	t.Cleanup(s.Stop)
+	s.Restart()
+	return s
+}
+
+// Stop kills the server and waits for it to exit (clients then get connection
+// refused). Stopping a stopped server does nothing.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	_ = s.cmd.Process.Kill()
+	_, _ = s.cmd.Process.Wait()
+	s.cmd = nil
+}
+
+// Restart starts the server (again) on its port and waits until it answers PING.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	cmd := exec.Command(s.bin, "--port", fmt.Sprint(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+	s.out = &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = s.out, s.out
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("starting redis-server: %v", err)
+	}
+	s.cmd = cmd
+	addr := fmt.Sprintf("127.0.0.1:%d", s.port)
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if ping(addr) {
-			return "redis://" + addr + "/0"
-		}
+	for !ping(addr) {
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not answer on %s within 10 s:\n%s", addr, out.String())
+			s.t.Fatalf("redis-server did not answer on %s within 10 s:\n%s", addr, s.out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -9,6 +9,14 @@
 // transactions (WATCH/MULTI/EXEC) retried on conflict; changes are announced on one
 // pub/sub channel. Only this package links the Redis client: a server links it by
 // setting serve.Flags.TaskStore to FromURL.
+//
+// The same Store is the other state instances must share: a mcpkit.ReplayGuard
+// (Use: the used requestStates, so a confirmed write replayed to any instance is
+// refused) and mcpkit.SharedLimits (Acquire: each caller's concurrency and rate
+// counts). Package serve uses it for both unless --replay-store or --limit-store say
+// otherwise. While Redis cannot be reached, every method fails with an error that
+// says so: tasks and confirmed writes are refused, and mcpkit falls back to each
+// instance's own caller limits.
 package redisstore
 
 import (
@@ -16,6 +24,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"time"
 
@@ -31,6 +41,7 @@ const DefaultPrefix = "mcpkit:tasks:"
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+	addr   string // for errors: where Redis is, without credentials
 }
 
 // New returns a store on rdb whose keys start with prefix (DefaultPrefix if empty):
@@ -39,7 +50,11 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Store{rdb: rdb, prefix: prefix}
+	addr := "(unknown address)"
+	if c, ok := rdb.(*redis.Client); ok {
+		addr = c.Options().Addr
+	}
+	return &Store{rdb: rdb, prefix: prefix, addr: addr}
 }
 
 // FromURL connects to the Redis at a URL, redis://[user:password@]host:port[/db] or
@@ -95,7 +110,7 @@ func (s *Store) Create(ctx context.Context, t *mcpkit.TaskState) error {
 	if errors.Is(err, redis.Nil) || (err == nil && ok != "OK") {
 		return errors.New("task id already in use")
 	}
-	return err
+	return s.wrap(err)
 }
 
 // Get reads a task; a missing (never created or expired) key is mcpkit.ErrTaskNotFound.
@@ -105,7 +120,7 @@ func (s *Store) Get(ctx context.Context, id string) (*mcpkit.TaskState, error) {
 		return nil, mcpkit.ErrTaskNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	return decode(b)
 }
@@ -164,7 +179,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*mcpkit.TaskState
 			continue // another instance wrote the task meanwhile: read it again
 		}
 		if err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		return out, nil
 	}
@@ -173,7 +188,17 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*mcpkit.TaskState
 
 // Publish announces on the channel that task id changed.
 func (s *Store) Publish(ctx context.Context, id string) error {
-	return s.rdb.Publish(ctx, s.channel(), id).Err()
+	return s.wrap(s.rdb.Publish(ctx, s.channel(), id).Err())
+}
+
+// wrap says that the shared task store cannot be reached when err is a connection
+// failure; other errors (a task's own, Redis's answers) pass unchanged.
+func (s *Store) wrap(err error) error {
+	var ne net.Error
+	if err == nil || !(errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrPoolTimeout)) {
+		return err
+	}
+	return s.unreachable("the shared task store", err)
 }
 
 // Subscribe listens on the channel until ctx ends. It returns once Redis confirmed

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
@@ -38,13 +40,14 @@ func main() {
 
 // flagEnv maps this server's own flags to their environment variables.
 var flagEnv = map[string]string{
-	"gh-host":      "GITHUB_HOST",
-	"repos":        "GITHUB_REPOS",
-	"lockdown":     "GITHUB_LOCKDOWN",
-	"toolsets":     "GITHUB_TOOLSETS",
-	"tools":        "GITHUB_TOOLS",
-	"allow-writes": "GITHUB_ALLOW_WRITES",
-	"no-confirm":   "GITHUB_NO_CONFIRM",
+	"gh-host":       "GITHUB_HOST",
+	"repos":         "GITHUB_REPOS",
+	"lockdown":      "GITHUB_LOCKDOWN",
+	"toolsets":      "GITHUB_TOOLSETS",
+	"tools":         "GITHUB_TOOLS",
+	"exclude-tools": "GITHUB_EXCLUDE_TOOLS",
+	"allow-writes":  "GITHUB_ALLOW_WRITES",
+	"no-confirm":    "GITHUB_NO_CONFIRM",
 }
 
 // run is main without the process: arguments, environment and streams in, an error
@@ -58,12 +61,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
 	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
 	lockdown := fs.Bool("lockdown", false, "hide text by users without push access on public repositories (env GITHUB_LOCKDOWN)")
-	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+" or all (env GITHUB_TOOLSETS; default all)")
+	toolsets := fs.String("toolsets", "", "toolsets to enable: "+strings.Join(github.Toolsets, ",")+", default or all (env GITHUB_TOOLSETS; default: "+strings.Join(github.DefaultToolsets, ",")+")")
 	tools := fs.String("tools", "", "tools to enable by name, added to --toolsets (env GITHUB_TOOLS)")
+	exclude := fs.String("exclude-tools", "", "tools never to enable, whatever else names them (env GITHUB_EXCLUDE_TOOLS)")
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools; each write asks the user to confirm (env GITHUB_ALLOW_WRITES=1)")
 	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, write without asking the user: for unattended agents whose host already confirms each call (env GITHUB_NO_CONFIRM=1)")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -96,6 +101,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
+	if sel.Exclude, err = github.ParseExclude(*exclude); err != nil {
+		return err
+	}
 	if err := sel.Check(*allowWrites); err != nil {
 		return err
 	}
@@ -104,9 +112,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	token := github.TokenFromEnv(getenv)
-	backend, err := github.NewBackend(github.BackendConfig{
-		Token: token, Host: *host, Repos: allow, Lockdown: *lockdown, Logger: logger,
-	})
+	bc := github.BackendConfig{Token: token, Host: *host, Repos: allow, Lockdown: *lockdown, Logger: logger}
+	if opts.Telemetry != nil { // a client span per GitHub API call, under the tool call's span
+		hc, err := otelmcp.HTTPClientFromEnv(getenv, github.Route)
+		if err != nil {
+			return err
+		}
+		bc.Transport, bc.Trace = hc.Attempts(http.DefaultTransport.(*http.Transport).Clone()), hc.Wrap
+	}
+	backend, err := github.NewBackend(bc)
 	if err != nil {
 		return err
 	}
@@ -114,7 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		logger.Warn("no GitHub token: tools are listed but every call fails until GITHUB_TOKEN or GITHUB_PERSONAL_ACCESS_TOKEN is set")
 	}
 	logger.Info("configured", "host", backend.Endpoint().Host, "repos", allow.String(), "lockdown", *lockdown,
-		"toolsets", *toolsets, "tools", *tools, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
+		"toolsets", *toolsets, "tools", *tools, "excludeTools", *exclude, "allowWrites", *allowWrites, "noConfirm", *noConfirm)
 
 	s := github.New(github.Config{Selection: sel, AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, backend)
 	opts.Stdin, opts.Stdout = stdin, stdout

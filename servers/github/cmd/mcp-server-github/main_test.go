@@ -41,6 +41,8 @@ func TestBadConfiguration(t *testing.T) {
 		{nil, map[string]string{"GITHUB_TOOLSETS": "nope"}, `unknown toolset "nope"`},
 		{[]string{"--tools", "get_isue"}, nil, `unknown tool "get_isue"`},
 		{[]string{"--tools", "create_issue"}, nil, "add --allow-writes"},
+		{[]string{"--exclude-tools", "get_blam"}, nil, `--exclude-tools names unknown tool "get_blam"`},
+		{nil, map[string]string{"GITHUB_EXCLUDE_TOOLS": "nope"}, `--exclude-tools names unknown tool "nope"`},
 		{nil, map[string]string{"GITHUB_ALLOW_WRITES": "yes please"}, `GITHUB_ALLOW_WRITES="yes please" is not valid: expected 1, true, 0 or false`},
 		{[]string{"--no-confirm"}, nil, "--no-confirm only applies with --allow-writes"},
 		{nil, map[string]string{"GITHUB_NO_CONFIRM": "1"}, "--no-confirm only applies with --allow-writes"},
@@ -125,7 +127,7 @@ func TestStartsWithoutToken(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	if d := cmp.Diff([]string{"get_file_contents", "list_issues", "get_issue", "search_issues"}, names); d != "" {
+	if d := cmp.Diff([]string{"get_file_contents", "list_issues", "get_issue", "search_issues", "get_sub_issues"}, names); d != "" {
 		t.Errorf("tools (-want +got):\n%s", d)
 	}
 	res := c.CallTool("get_issue", map[string]any{"owner": "octo", "repo": "hello", "number": 1})

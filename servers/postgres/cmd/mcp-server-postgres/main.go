@@ -13,12 +13,16 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	"github.com/mcpkit/reference/servers/postgres"
+	"github.com/mcpkit/reference/servers/postgres/pgotel"
 
 	// CA roots for TLS (GitHub, Sentry, PostgreSQL with sslmode, SENTRY_DSN over https)
 	// when the system has none: the release images hold only the binary.
@@ -48,6 +52,8 @@ var flagEnv = map[string]string{
 	"max-rows":          "POSTGRES_MAX_ROWS",
 	"max-bytes":         "POSTGRES_MAX_BYTES",
 	"max-conns":         "POSTGRES_MAX_CONNS",
+	"database":          "POSTGRES_DATABASES",
+	"describe-database": "POSTGRES_DATABASE_DESCRIPTIONS",
 }
 
 // run is main without the process: arguments, environment and streams in, an error
@@ -58,12 +64,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcp-server-postgres [flags] [DATABASE_URL]\n\n"+
 			"DATABASE_URL (or the DATABASE_URL environment variable) is a postgres:// URL or a key=value connection string.\n"+
+			"More databases come with --database NAME=URL (repeatable); the DATABASE_URL database, if any, is the default.\n"+
 			"Prefer the environment variable for a URL with a password: command lines are visible to other users.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
 	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
@@ -73,6 +81,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	maxRows := fs.Int("max-rows", postgres.DefaultMaxRows, "most rows a query returns; reading stops there"+env("max-rows"))
 	maxBytes := fs.Int("max-bytes", postgres.DefaultMaxBytes, "about the most bytes of rows a query returns"+env("max-bytes"))
 	maxConns := fs.Int("max-conns", 0, "connections in the pool (0: pgxpool's default, or pool_max_conns in the URL)"+env("max-conns"))
+	var more, descriptions listFlag
+	fs.Var(&more, "database", "serve one more database as NAME=URL; repeatable (the environment form holds one NAME=URL a line)"+env("database"))
+	fs.Var(&descriptions, "describe-database", "a one-line description of a database for the model, as NAME=TEXT; repeatable (environment: one a line)"+env("describe-database"))
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -91,9 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if fs.NArg() == 1 {
 		databaseURL = fs.Arg(0)
 	}
-	if databaseURL == "" {
-		return errors.New("no database: pass the database URL as the argument or in the DATABASE_URL environment variable, " +
-			"e.g. postgres://mcp_reader@localhost:5432/mydb (password in PGPASSWORD or ~/.pgpass)")
+	entries, err := databaseEntries(databaseURL, more, descriptions)
+	if err != nil {
+		return err
 	}
 	switch {
 	case *noConfirm && !*allowWrites:
@@ -121,62 +132,116 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	t0 := time.Now()
-	logged := make(chan struct{})
-	db, startup, err := postgres.Start(ctx, databaseURL, postgres.Options{
-		StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns),
-	}, postgres.StartConfig{
-		Policy: postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser},
-		Checked: func(access *postgres.WriteAccess, warnings []string, err error) {
-			var refused *postgres.RefusedError
-			switch {
-			case errors.As(err, &refused):
-				// Reported when the process ends (see below); calls get it meanwhile.
-				time.AfterFunc(refusalGrace, cancel)
-			case err != nil:
-				logger.Error("the database is not reachable yet; every call that needs it tries again", "error", err.Error())
-			default:
-				for _, w := range warnings {
-					logger.Warn(w)
-				}
-			}
-		},
-	})
-	if err != nil {
-		return err // names host, database and user; never the password
-	}
-	defer db.Close()
-	t := db.Target()
-	go func() {
-		select {
-		case <-startup.Done():
-			if startup.Err() == nil {
-				logger.Info("connected", "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
-					"allowWrites", *allowWrites, "noConfirm", *noConfirm, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes,
-					"after", time.Since(t0).Round(time.Microsecond))
-			}
-			close(logged)
-		case <-ctx.Done():
-			close(logged)
+	opened := make([]*started, 0, len(entries))
+	defer func() {
+		for _, o := range opened {
+			o.db.Close()
 		}
 	}()
+	for _, e := range entries {
+		o := &started{entry: e, logged: make(chan struct{})}
+		what := []any{}
+		if len(entries) > 1 {
+			what = append(what, "name", e.name)
+		}
+		pgOpts := postgres.Options{StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns)}
+		if opts.Telemetry != nil {
+			pgOpts.Tracer = pgotel.New(otel.GetTracerProvider()) // a span per statement under the tool call's
+		}
+		db, startup, err := postgres.Start(ctx, e.url, pgOpts, postgres.StartConfig{
+			Policy: postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser},
+			Checked: func(access *postgres.WriteAccess, warnings []string, err error) {
+				var refused *postgres.RefusedError
+				switch {
+				case errors.As(err, &refused):
+					// Reported when the process ends (see below); calls get it meanwhile.
+					time.AfterFunc(refusalGrace, cancel)
+				case err != nil:
+					logger.Error("the database is not reachable yet; every call that needs it tries again", append(what, "error", err.Error())...)
+				default:
+					for _, w := range warnings {
+						logger.Warn(w, what...)
+					}
+				}
+			},
+		})
+		if err != nil {
+			return e.named(err) // names host, database and user; never the password
+		}
+		o.db, o.startup = db, startup
+		opened = append(opened, o)
+		t := db.Target()
+		go func() {
+			select {
+			case <-startup.Done():
+				if startup.Err() == nil {
+					logger.Info("connected", append(what, "host", t.Host, "port", t.Port, "database", t.Database, "user", t.User,
+						"allowWrites", *allowWrites, "noConfirm", *noConfirm, "statementTimeout", *timeout, "maxRows", *maxRows, "maxBytes", *maxBytes,
+						"after", time.Since(t0).Round(time.Microsecond))...)
+				}
+				close(o.logged)
+			case <-ctx.Done():
+				close(o.logged)
+			}
+		}()
+	}
 
-	s := postgres.New(postgres.Config{AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}, db)
+	cfg := postgres.Config{AllowWrites: *allowWrites, NoConfirm: *noConfirm, Logger: logger}
+	var s *mcpkit.Server
+	if len(opened) == 1 {
+		s = postgres.New(cfg, opened[0].db)
+	} else {
+		list := make([]postgres.NamedDB, len(opened))
+		def := ""
+		for i, o := range opened {
+			list[i] = postgres.NamedDB{Name: o.name, Description: o.description, DB: o.db}
+			if o.isDefault {
+				def = o.name
+			}
+		}
+		if s, err = postgres.NewMulti(cfg, list, def); err != nil {
+			return err
+		}
+	}
 	opts.Stdin, opts.Stdout = stdin, stdout
-	opts.Ready = db.Ping
+	opts.Ready = func(ctx context.Context) error {
+		for _, o := range opened {
+			if err := o.db.Ping(ctx); err != nil {
+				return o.named(err)
+			}
+		}
+		return nil
+	}
 	serveErr := serve.Serve(ctx, s, opts)
 	// How the start went is part of how the process ends: a refusal or a database
 	// that was never reached makes the exit status 1 with the reason, as when both
 	// were checked before serving. (With stdin closed at once, this waits for the
-	// check, bounded by the connect timeout.)
-	select {
-	case <-startup.Done():
-	case <-time.After(postgres.DefaultConnectTimeout + 2*time.Second):
+	// checks, bounded by the connect timeout.)
+	deadline := time.After(postgres.DefaultConnectTimeout + 2*time.Second)
+	for _, o := range opened {
+		select {
+		case <-o.startup.Done():
+		case <-deadline:
+		}
+		<-o.logged
 	}
-	<-logged
-	if err := startup.Err(); err != nil {
-		return err
+	for _, o := range opened {
+		if err := o.startup.Err(); err != nil {
+			if len(opened) > 1 {
+				return o.named(err)
+			}
+			return err
+		}
 	}
 	return serveErr
+}
+
+// started is one database being started.
+type started struct {
+	entry
+	db      *postgres.DB
+	startup *postgres.Startup
+	logged  chan struct{}
 }
 
 // refusalGrace is how long a refused server keeps serving after the refusal, so that

@@ -33,6 +33,13 @@ func TestRunRefusesBadSettings(t *testing.T) {
 		{"flag wins over variable", []string{"--max-rows", "0", unreachable}, map[string]string{"POSTGRES_MAX_ROWS": "10"}, []string{"--max-rows 0"}},
 		{"unreachable database", []string{unreachable}, nil, []string{"cannot connect to PostgreSQL at host=/nonexistent-socket-dir port=5432 database=argdb user=alice"}},
 		{"URL from the environment", nil, map[string]string{"DATABASE_URL": strings.Replace(unreachable, "argdb", "envdb", 1)}, []string{"database=envdb"}},
+		{"database without a URL", []string{"--database", "staging"}, nil, []string{"--database staging…: expected NAME=URL"}},
+		{"bad database name", []string{"--database", "9x=" + unreachable}, nil, []string{`database name "9x" is not valid`}},
+		{"database named twice", []string{"--database", "a=" + unreachable, "--database", "a=" + unreachable}, nil, []string{`"a" is given twice`}},
+		{"default named like another", []string{"--database", "argdb=" + unreachable, unreachable}, nil, []string{`named "argdb"`, "rename that one"}},
+		{"description of nothing", []string{"--database", "a=" + unreachable, "--database", "b=" + unreachable, "--describe-database", "c=x"}, nil, []string{"--describe-database c: no database has that name (names: a, b)"}},
+		{"description with one database", []string{"--describe-database", "a=x", unreachable}, nil, []string{"descriptions are for a server with several databases"}},
+		{"databases from the environment", nil, map[string]string{"POSTGRES_DATABASES": "a=" + unreachable + "\nb=" + strings.Replace(unreachable, "argdb", "bdb", 1)}, []string{"database a: cannot connect", "database=argdb"}},
 		{"argument wins over the environment", []string{unreachable}, map[string]string{"DATABASE_URL": "postgres://x@/envdb"}, []string{"database=argdb"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
