@@ -263,6 +263,9 @@ func benchStoreDir(b *testing.B) string {
 	if testing.Short() {
 		b.Skip("the bench store of a million events is not built under -short")
 	}
+	if dir := os.Getenv("ERRORS_BENCH_STORE"); dir != "" {
+		return dir // a bench store built before (and kept: TestMain removes only its own)
+	}
 	benchStore.once.Do(func() {
 		dir, err := os.MkdirTemp("", "errors-bench-store-")
 		if err != nil {

@@ -209,8 +209,9 @@ LIMIT ? OFFSET ?`
 // Sentry counts both). A counted user (issue_tags) is in the window when its first or
 // last event is; only a user seen both before and after the window needs a look at
 // the issue's events in it. Users of events not counted yet (another process writes:
-// see pendingTags) are added by the UNION, which keeps each user once; +e.issue: the
-// few events past tags_through are read by their rowid. Users past the per-issue
+// see pendingTags) are added by the UNION, which keeps each user once; +e.issue and
+// +e.ts: the few events past tags_through are read by their rowid (an index on the
+// window's times would read every event in it, for every issue). Users past the per-issue
 // value cap are not counted, as in get_issue.
 func windowUsersSQL(start, end time.Time) (string, []any) {
 	from, to := start.UnixNano(), end.UnixNano()+1 // [from, to), as windowSQL
@@ -220,7 +221,7 @@ func windowUsersSQL(start, end time.Time) (string, []any) {
 			OR EXISTS (SELECT 1 FROM events e WHERE e.issue = i.n AND e.ts >= ? AND e.ts < ? AND e.user = t.value))
 	UNION
 	SELECT j.value FROM events e, json_each(e.tags) j
-		WHERE e.n > ` + tagsThroughSQL + ` AND +e.issue = i.n AND j.key = 'user' AND e.ts >= ? AND e.ts < ?))`, []any{to, from, from, to, from, to, from, to}
+		WHERE e.n > ` + tagsThroughSQL + ` AND +e.issue = i.n AND j.key = 'user' AND +e.ts >= ? AND +e.ts < ?))`, []any{to, from, from, to, from, to, from, to}
 }
 
 // issueRow is an issue as the queries read it.
