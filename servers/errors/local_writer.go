@@ -26,6 +26,7 @@ const summaryMessageCap = 200
 // counted (redacted by the same rule every view applies).
 type preparedEvent struct {
 	id, issueID, shortID, project           string
+	legacyIssueID                           string // grouping version 1's id, when it differs (grouping_context.go)
 	title, culprit, typ, value, level, plat string
 	message, environment, release, user     string
 	ts, received                            int64
@@ -35,9 +36,11 @@ type preparedEvent struct {
 
 // prepare groups and encodes one event, and decides its event time.
 func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, error) {
+	legacyID := ""
 	if e.IssueID == "" {
 		deriveIssueFields(e)
 		e.IssueID = issueIDFor(e.Project, groupingParts(e))
+		legacyID = legacyIssueID(e)
 	}
 	if e.Received.IsZero() {
 		e.Received = received
@@ -52,7 +55,7 @@ func (s *LocalStore) prepare(e *eventData, received time.Time) (*preparedEvent, 
 		return nil, err
 	}
 	p := &preparedEvent{
-		id: e.ID, issueID: e.IssueID, shortID: shortIDFor(e.Project, e.IssueID), project: e.Project,
+		id: e.ID, issueID: e.IssueID, shortID: shortIDFor(e.Project, e.IssueID), project: e.Project, legacyIssueID: legacyID,
 		title: e.Title, culprit: e.Culprit, level: e.Level, plat: e.Platform,
 		ts: e.Timestamp.UnixNano(), received: e.Received.UnixNano(), body: body,
 	}
@@ -621,6 +624,9 @@ func (w *writer) issueRow(ctx context.Context, p *preparedEvent) (int64, error) 
 	}
 	var n int64
 	err := w.queryRow(ctx, `SELECT n FROM issues WHERE id = ?`, p.issueID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) && p.legacyIssueID != "" {
+		err = w.queryRow(ctx, `SELECT n FROM issues WHERE id = ?`, p.legacyIssueID).Scan(&n)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		err = w.queryRow(ctx, `INSERT INTO issues (id, short_id, project, first_seen, last_seen) VALUES (?, ?, ?, ?, ?) RETURNING n`,
 			p.issueID, p.shortID, p.project, p.ts, p.ts).Scan(&n)
