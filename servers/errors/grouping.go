@@ -91,7 +91,6 @@ func defaultGrouping(e *eventData, key func(frameData) string) []string {
 	return []string{"title:" + e.Title}
 }
 
-
 // issueIDFor hashes the project and grouping parts into a stable issue id.
 func issueIDFor(project string, parts []string) string {
 	h := sha256.New()

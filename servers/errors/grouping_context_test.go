@@ -101,8 +101,12 @@ func TestGroupingKeepsTheIssuesOfVersion1(t *testing.T) {
 		}
 		return e
 	}
-	zip := func(n int) *eventData { return event(n, 7, "address has no zip code", `raise AddressError("address has no zip code")`) }
-	city := func(n int) *eventData { return event(n, 9, "address has no city", `raise AddressError("address has no city")`) }
+	zip := func(n int) *eventData {
+		return event(n, 7, "address has no zip code", `raise AddressError("address has no zip code")`)
+	}
+	city := func(n int) *eventData {
+		return event(n, 9, "address has no city", `raise AddressError("address has no city")`)
+	}
 	open := func() *LocalStore {
 		return openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.Now = func() time.Time { return now } })
 	}
