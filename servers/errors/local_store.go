@@ -66,6 +66,11 @@ type LocalConfig struct {
 	// (LockIngest); the store keeps it and releases it on Close. nil: OpenLocal takes
 	// it (unless ReadOnly).
 	Lock *IngestLock
+	// OnFatal, when set, is called once (on its own goroutine) when the store stops
+	// writing for good: its database file was deleted or replaced under it, so what it
+	// would write goes nowhere the data directory says. A collector exits non-zero
+	// there, so that its service manager starts it again on the directory as it is.
+	OnFatal func(error)
 	// countTagsAfter overrides tagsDelay (tests).
 	countTagsAfter time.Duration
 }
@@ -156,6 +161,11 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 	}
 	var err error
 	if s.db, err = openDB(s.path, false); err != nil {
+		s.releaseLock()
+		return nil, err
+	}
+	if err := s.checkIntegrity(); err != nil {
+		s.db.Close()
 		s.releaseLock()
 		return nil, err
 	}

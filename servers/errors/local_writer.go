@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	json "github.com/segmentio/encoding/json"
+	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -185,6 +187,14 @@ type writer struct {
 	// commits counts the transactions that committed events (the ingest benchmarks
 	// report events per commit: how well group commit batches).
 	commits atomic.Int64
+	// What the writer does when the disk fails (store_faults.go): the file it opened,
+	// when the last write failed, whether it stopped for good, and the logs of
+	// failures retried.
+	file              os.FileInfo
+	failedAt          time.Time
+	final             bool
+	fatalOnce         sync.Once
+	writeLog, tagsLog failLog
 }
 
 // issueState is what the writer needs of an issue row.
@@ -242,6 +252,9 @@ func (w *writer) inTx(ctx context.Context, fn func() error) error {
 		return err
 	}
 	err := fn()
+	if err == nil {
+		err = injectedWriteFault()
+	}
 	if err == nil {
 		_, err = w.exec(ctx, "COMMIT")
 	}
@@ -371,6 +384,7 @@ func newWriter(s *LocalStore) (*writer, error) {
 		conn.Close()
 		return nil, err
 	}
+	w.file, _ = os.Stat(s.path)
 	return w, nil
 }
 
@@ -424,14 +438,16 @@ func (w *writer) run() {
 			tagsTimer = nil
 		}
 		if err := w.flushTags(); err != nil {
-			w.s.logger.Warn("local store: counting tags failed; it is tried again", "error", err.Error())
+			w.tagsLog.failed(w.s.logger, "local store: counting tags failed; it is tried again", err)
+		} else {
+			w.tagsLog.ok(w.s.logger, "local store: counting tags succeeds again")
 		}
 	}
 	for {
 		var tagsC <-chan time.Time
 		if len(w.pending) > 0 {
 			if tagsTimer == nil {
-				tagsTimer = time.NewTimer(w.tagsDelay)
+				tagsTimer = time.NewTimer(w.tagsLog.retryWait(w.tagsDelay))
 			}
 			tagsC = tagsTimer.C
 		}
@@ -488,14 +504,22 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 		events = append(events, r.events...)
 	}
 	err := w.failed
+	if err != nil {
+		err = w.tryWriteAgain()
+	}
 	if err == nil {
 		err = w.write(events)
 		if err == nil {
-			w.commits.Add(1)
-		}
-		if err != nil && isFatalWriteError(err) {
-			w.failed = err
-			w.s.logger.Error("local store: a write failed; refusing further writes until restart", "error", err.Error())
+			if ferr := w.checkFile(); ferr != nil {
+				w.stopForGood(ferr)
+				err = ferr
+			} else {
+				w.commits.Add(1)
+				w.writeLog.ok(w.s.logger, "local store: writes succeed again; ingest resumed")
+			}
+		} else if isFatalWriteError(err) {
+			w.failed, w.failedAt = err, time.Now()
+			w.writeLog.failed(w.s.logger, "local store: a write failed; ingest answers 503 and writing is tried again", err)
 		}
 	}
 	if err != nil {
