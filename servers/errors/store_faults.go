@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,6 +87,14 @@ func (w *writer) tryWriteAgain() error {
 	if err := w.checkFile(); err != nil {
 		w.stopForGood(err)
 		return err
+	}
+	if isCorruptError(w.failed) {
+		// Retrying a write to damaged pages fails for ever: check the file, and stop
+		// for good when it is damaged (a restart then refuses it, saying what to do).
+		if err := w.s.checkIntegrity(); err != nil {
+			w.stopForGood(err)
+			return err
+		}
 	}
 	if _, err := w.conn.ExecContext(ctx, "SELECT count(*) FROM stats"); err != nil {
 		w.writeLog.failed(w.s.logger, "local store: writes are still failing; ingest answers 503 until they succeed", err)
@@ -183,4 +192,9 @@ func (s *LocalStore) checkIntegrity() error {
 	}
 	return fmt.Errorf("%w: the store's database %s is damaged (SQLite's quick_check: %v). Stop every mcp-server-errors that uses %s, move the file aside (with its -wal and -shm files) and then either recover what it holds with SQLite's own tool (sqlite3 %s .recover | sqlite3 %s, into a new database put back as %s) or start with a fresh store (the server makes one when the file is not there)",
 		ErrConfig, s.path, err, s.cfg.DataDir, "events.db.damaged", DatabaseFile, DatabaseFile)
+}
+
+// isCorruptError reports SQLite's SQLITE_CORRUPT ("database disk image is malformed").
+func isCorruptError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "malformed")
 }

@@ -252,3 +252,29 @@ func TestDamagedDatabaseIsRefusedAtOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedWriteChecksTheFile: a write that fails as damaged (SQLITE_CORRUPT) on a
+// database that quick_check finds whole is tried again (ingest resumes, no exit); the
+// file is checked rather than trusted or given up on.
+func TestMalformedWriteChecksTheFile(t *testing.T) {
+	fatal := make(chan error, 1)
+	store := openTestStore(t, t.TempDir(), func(c *LocalConfig) { c.OnFatal = func(err error) { fatal <- err } })
+	defer store.Close()
+	srv, _ := startIngest(t, store)
+	url := srv.URL + "/api/42/envelope/"
+	corrupt := errors.New("database disk image is malformed (11)")
+	writeFault.Store(&corrupt)
+	if code, _ := postEnvelope(t, url, envelopeOf(hexID(1), [2]string{"event", testEvent(hexID(1), "E", "v", "f", nil)}), nil); code != http.StatusServiceUnavailable {
+		t.Fatalf("a write failing as damaged: %d, want 503", code)
+	}
+	writeFault.Store(nil)
+	waitFor(t, "ingest back", func() bool {
+		code, _ := postEnvelope(t, url, envelopeOf(hexID(2), [2]string{"event", testEvent(hexID(2), "E", "v", "f", nil)}), nil)
+		return code == http.StatusOK
+	})
+	select {
+	case err := <-fatal:
+		t.Errorf("OnFatal(%v) for a database quick_check finds whole", err)
+	default:
+	}
+}
