@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -276,5 +277,38 @@ func TestMalformedWriteChecksTheFile(t *testing.T) {
 	case err := <-fatal:
 		t.Errorf("OnFatal(%v) for a database quick_check finds whole", err)
 	default:
+	}
+}
+
+// countHandler counts the records logged.
+type countHandler struct{ n atomic.Int64 }
+
+func (h *countHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (h *countHandler) Handle(context.Context, slog.Record) error { h.n.Add(1); return nil }
+func (h *countHandler) WithAttrs([]slog.Attr) slog.Handler        { return h }
+func (h *countHandler) WithGroup(string) slog.Handler             { return h }
+
+// TestFailLogBacksOff: a failure retried 20 times a second is logged once, with its
+// cause, not 20 times; its retries wait the back-off; success is logged once.
+func TestFailLogBacksOff(t *testing.T) {
+	h := &countHandler{}
+	logger := slog.New(h)
+	var l failLog
+	for range 200 {
+		l.failed(logger, "counting tags failed", errors.New("disk I/O error"))
+	}
+	if n := h.n.Load(); n != 1 {
+		t.Errorf("200 failures in a row logged %d times, want once", n)
+	}
+	if w := l.retryWait(50 * time.Millisecond); w < time.Second {
+		t.Errorf("retry wait while failing %s, want the back-off (1 s or more)", w)
+	}
+	l.ok(logger, "succeeds again")
+	l.ok(logger, "succeeds again")
+	if n := h.n.Load(); n != 2 {
+		t.Errorf("logged %d records, want the failure and one recovery", n)
+	}
+	if w := l.retryWait(50 * time.Millisecond); w != 50*time.Millisecond {
+		t.Errorf("retry wait after success %s, want the usual 50ms", w)
 	}
 }
