@@ -23,6 +23,7 @@ type faultLoad struct {
 	acked    sync.Map // event id -> true
 	statuses sync.Map // status -> *atomic.Int64
 	next     atomic.Int64
+	rounds   [16]atomic.Int64 // requests each client has had answered
 	wg       sync.WaitGroup
 	stop     chan struct{}
 }
@@ -30,7 +31,7 @@ type faultLoad struct {
 func startFaultLoad(t *testing.T, url string) *faultLoad {
 	l := &faultLoad{stop: make(chan struct{})}
 	client := &http.Client{Timeout: 30 * time.Second}
-	for range 16 {
+	for c := range 16 {
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
@@ -46,6 +47,7 @@ func startFaultLoad(t *testing.T, url string) *faultLoad {
 				req.Header.Set("X-Sentry-Auth", "Sentry sentry_key="+testKey)
 				resp, err := client.Do(req)
 				if err != nil {
+					l.rounds[c].Add(1)
 					continue
 				}
 				resp.Body.Close()
@@ -55,8 +57,9 @@ func startFaultLoad(t *testing.T, url string) *faultLoad {
 				if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
 					t.Errorf("503 without Retry-After")
 				}
-				c, _ := l.statuses.LoadOrStore(resp.StatusCode, new(atomic.Int64))
-				c.(*atomic.Int64).Add(1)
+				n, _ := l.statuses.LoadOrStore(resp.StatusCode, new(atomic.Int64))
+				n.(*atomic.Int64).Add(1)
+				l.rounds[c].Add(1)
 				time.Sleep(time.Millisecond)
 			}
 		}()
@@ -190,6 +193,20 @@ func TestDataDirectoryDeletedUnderLoad(t *testing.T) {
 	if !errors.Is(err, errFileReplaced) || !strings.Contains(err.Error(), dir) {
 		t.Errorf("OnFatal(%v), want the file named and errFileReplaced", err)
 	}
+	// A request in flight when OnFatal ran may still land; every request a client
+	// sends after that one must be refused.
+	var atFatal [16]int64
+	for c := range atFatal {
+		atFatal[c] = load.rounds[c].Load()
+	}
+	waitFor(t, "every client's next request answered", func() bool {
+		for c := range atFatal {
+			if load.rounds[c].Load() < atFatal[c]+2 {
+				return false
+			}
+		}
+		return true
+	})
 	after := load.count(http.StatusOK)
 	waitFor(t, "503 answers", func() bool { return load.count(http.StatusServiceUnavailable) > 20 })
 	readersAnswer(t, store, "after the deletion")
