@@ -164,7 +164,8 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		s.releaseLock()
 		return nil, err
 	}
-	if err := s.checkIntegrity(); err != nil {
+	checked, err := s.checkIntegrity(context.Background(), integrityCheckAtOpen)
+	if err != nil {
 		s.db.Close()
 		s.releaseLock()
 		return nil, err
@@ -184,6 +185,9 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		s.db.Close()
 		s.releaseLock()
 		return nil, err
+	}
+	if !checked {
+		s.w.Load().checkInBackground()
 	}
 	var events, issues int64
 	s.db.QueryRow(`SELECT events FROM stats`).Scan(&events)

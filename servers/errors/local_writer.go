@@ -195,6 +195,7 @@ type writer struct {
 	final             bool
 	fatalOnce         sync.Once
 	writeLog, tagsLog failLog
+	damaged           atomic.Pointer[error] // found by checkInBackground
 }
 
 // issueState is what the writer needs of an issue row.
@@ -502,6 +503,9 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 	var events []*preparedEvent
 	for _, r := range batch {
 		events = append(events, r.events...)
+	}
+	if d := w.damaged.Load(); d != nil && !w.final {
+		w.stopForGood(*d)
 	}
 	err := w.failed
 	if err != nil {

@@ -260,14 +260,30 @@ func TestDamagedDatabaseIsRefusedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, err = OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger})
-	if err == nil {
-		t.Fatal("a damaged database opened")
-	}
-	for _, want := range []string{path, "is damaged", "move the file aside", ".recover", "fresh store"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
+	// The check at open, or, for a store it has not the time for (here: none), the
+	// writer's check in the background, which stops the collector (OnFatal).
+	for _, atOpen := range []time.Duration{10 * time.Second, time.Nanosecond} {
+		t.Run(fmt.Sprintf("check at open for %s", atOpen), func(t *testing.T) {
+			defer func(d time.Duration) { integrityCheckAtOpen = d }(integrityCheckAtOpen)
+			integrityCheckAtOpen = atOpen
+			fatal := make(chan error, 1)
+			s, err := OpenLocal(LocalConfig{DataDir: dir, PublicKeys: []string{testKey}, Logger: quietLogger, OnFatal: func(err error) { fatal <- err }})
+			if err == nil {
+				defer s.Close()
+				select {
+				case err = <-fatal:
+				case <-time.After(60 * time.Second):
+					t.Fatal("a damaged database opened, and no check found it")
+				}
+			} else if atOpen == time.Nanosecond {
+				t.Logf("refused at open although the check had no time: %v", err)
+			}
+			for _, want := range []string{path, "is damaged", "move the file aside", ".recover", "fresh store"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
 	}
 }
 
