@@ -181,6 +181,9 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 		DataDir: ls.dataDir, PublicKeys: []string{key},
 		MaxTotalBytes: maxBytes, MaxAge: maxAge, Logger: logger,
 	}
+	if ls.ingestOnly {
+		cfg.OnFatal = exitForRestart(logger)
+	}
 	if !ls.ingestOnly {
 		// An MCP server that can take the ingest lock knows its DSN at once (the key
 		// and its own ingest address) and opens the store in the background, so it
