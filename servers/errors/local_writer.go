@@ -404,7 +404,21 @@ func (w *writer) submit(ctx context.Context, events []*preparedEvent) error {
 	}
 	// Once queued, the request is committed or failed soon; wait for the answer even if
 	// the client went away, so an acknowledgement is never sent for an unknown state.
-	return <-r.done
+	// A request queued as the store closed, after the writer's last drain (the select
+	// above may pick the send when quit is closed too), is never taken: it is refused
+	// once the writer has exited. (An MCP server closes a store whose database was
+	// replaced while ingest still sends to it: cmd/mcp-server-errors/reopen.go.)
+	select {
+	case err := <-r.done:
+		return err
+	case <-w.done:
+		select {
+		case err := <-r.done:
+			return err
+		default:
+			return errStoreClosed
+		}
+	}
 }
 
 func (w *writer) stop() {

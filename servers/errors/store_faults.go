@@ -27,7 +27,8 @@ import (
 //     was deleted, or replaced), the events of that commit are refused, not
 //     acknowledged, and the store stops writing for good: LocalConfig.OnFatal is
 //     called (the collector exits non-zero so its service manager restarts it on the
-//     new directory).
+//     new directory; an MCP server, whose exit would end its host's session, opens
+//     the store again there).
 //   - Failures of background work (counting tags, retention) are logged once with
 //     their cause, then with back-off (failLog), not on every retry.
 
@@ -35,8 +36,10 @@ import (
 // write: ingest resumes within it of the fault clearing.
 const recoverEvery = 500 * time.Millisecond
 
-// errFileReplaced: the database the writer has open is no longer the one at its path.
-var errFileReplaced = errors.New("the database file was deleted or replaced")
+// ErrDatabaseReplaced (through LocalConfig.OnFatal): the database the writer has open
+// is no longer the one at its path. A collector exits on it for its service manager
+// to restart it; an MCP server opens the store again at the data directory.
+var ErrDatabaseReplaced = errors.New("the database file was deleted or replaced")
 
 // checkFile reports whether the file at the store's path is still the database the
 // writer opened (w.file, taken when the writer started).
@@ -52,7 +55,7 @@ func (w *writer) checkFile() error {
 	if err == nil {
 		why = "another file is there now"
 	}
-	return fmt.Errorf("%w: %s (%s): the events of this commit are not acknowledged; restart the server to open the store at %s", errFileReplaced, w.s.path, why, w.s.cfg.DataDir)
+	return fmt.Errorf("%w: %s (%s): the events of this commit are not acknowledged; the store must be opened again at %s", ErrDatabaseReplaced, w.s.path, why, w.s.cfg.DataDir)
 }
 
 // stopForGood makes the writer refuse every write from now on and tells the process

@@ -192,8 +192,8 @@ func TestDataDirectoryDeletedUnderLoad(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("OnFatal was not called after the data directory was deleted")
 	}
-	if !errors.Is(err, errFileReplaced) || !strings.Contains(err.Error(), dir) {
-		t.Errorf("OnFatal(%v), want the file named and errFileReplaced", err)
+	if !errors.Is(err, ErrDatabaseReplaced) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("OnFatal(%v), want the file named and ErrDatabaseReplaced", err)
 	}
 	// A request in flight when OnFatal ran may still land; every request a client
 	// sends after that one must be refused.
