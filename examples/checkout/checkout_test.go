@@ -20,6 +20,14 @@ func TestCheckoutJourney(t *testing.T) {
 	a := res.Answer
 	j.checkMaterial(t, res)
 
+	// The transcript ends with a one-sentence answer built from the material (issue
+	// #25: it ended at "answer material").
+	for _, want := range []string{a.Title, a.Currency, a.Table, a.Frame, a.Release} {
+		if want == "" || !strings.Contains(res.Conclusion, want) {
+			t.Errorf("conclusion %q lacks %q", res.Conclusion, want)
+		}
+	}
+
 	// The frame of the -trimpath build, mapped by --code-mapping example.com/shop=…,
 	// read through the filesystem server in one call, by its 1-based line.
 	if !res.Features.ReadByLine {

@@ -35,7 +35,10 @@ type Result struct {
 	Bytes     int            `json:"bytes"`     // tool output, all calls
 	ToolsList map[string]int `json:"toolsList"` // bytes of each server's tools/list
 	Answer    *Answer        `json:"answer"`
-	ShopDir   string         `json:"shopDir"`
+	// Conclusion is the one-sentence answer the transcript ends with, built from
+	// Answer ("" when the material is incomplete).
+	Conclusion string `json:"conclusion,omitempty"`
+	ShopDir    string `json:"shopDir"`
 }
 
 // Features are what the servers offer that the journey uses when present.
@@ -96,6 +99,13 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	// Build: the servers as a release is built, the shop as its release 1.4.0
 	// is (-trimpath: its frames name example.com/shop/..., not this machine's paths).
 	bin := filepath.Join(work, "bin")
+	// The shop first: it builds in seconds, with GOWORK=off, from the module cache
+	// alone when offline (its requirements agree with the workspace's, which
+	// TestShopRequirementsMatchWorkspace holds), so a failure comes before minutes of
+	// compiling the servers, and says why.
+	if err := goBuild(shopDir, []string{"GOWORK=off"}, bin, "./cmd/shop", "./cmd/night"); err != nil {
+		return res, fmt.Errorf("building the shop (examples/checkout/shop, GOWORK=off): %w", err)
+	}
 	serverBin := o.Bin
 	if serverBin != "" {
 		if serverBin, err = filepath.Abs(serverBin); err != nil {
@@ -106,9 +116,6 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		if err := goBuild(repo, nil, bin, "./servers/errors/cmd/mcp-server-errors", "./servers/filesystem/cmd/mcp-server-filesystem"); err != nil {
 			return res, err
 		}
-	}
-	if err := goBuild(shopDir, []string{"GOWORK=off"}, bin, "./cmd/shop", "./cmd/night"); err != nil {
-		return res, err
 	}
 	errorsBin := filepath.Join(serverBin, "mcp-server-errors")
 	fsBin := filepath.Join(serverBin, "mcp-server-filesystem")
@@ -201,6 +208,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if ierr != nil {
 		return res, ierr
 	}
+	res.Conclusion = conclusion(*res.Answer)
 	printAnswer(out, res)
 	return res, nil
 }

@@ -57,6 +57,21 @@ func printAnswer(out io.Writer, res *Result) {
 	if a.Table != "" {
 		fmt.Fprintf(out, "  table     %s at %s has %s (no %s)\n", a.Table, a.TableFile, strings.Join(a.TableKeys, ", "), a.Currency)
 	}
+	if res.Conclusion != "" {
+		fmt.Fprintf(out, "\nanswer\n  %s\n", res.Conclusion)
+	}
+}
+
+// conclusion is the one-sentence answer to the question, built only from the material
+// the tools gave: what fails, how often and since when, with which release and tag,
+// at which line, and why (the table without the currency). "" when the material is
+// not all there: the transcript then ends at the material.
+func conclusion(a Answer) string {
+	if a.Title == "" || a.Frame == "" || a.Currency == "" || a.Table == "" {
+		return ""
+	}
+	return fmt.Sprintf("Checkout fails with %q (%d events from %d users since %s, release %s): %s at %s indexes %s with the currency, and %s has no %s (it has %s), so every %s payment fails.",
+		a.Title, a.Count, a.Users, a.FirstSeen, a.Release, a.Function, a.Frame, a.Table, a.Table, a.Currency, strings.Join(a.TableKeys, ", "), a.Currency)
 }
 
 func thousands(n int) string {

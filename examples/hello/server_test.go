@@ -98,8 +98,8 @@ func TestReadOnlyByDefault(t *testing.T) {
 	s, dir := newServer(t, false, nil)
 	c := mcpkittest.Connect(t, s, mcpkit.Revision20260728, &mcpkittest.Options{Capabilities: canElicit})
 	r := c.Request("tools/call", map[string]any{"name": "write_note", "arguments": map[string]any{"name": "todo", "text": "x"}})
-	if r.Error == nil || !strings.Contains(r.Error.Message, `unknown tool "write_note"`) {
-		t.Errorf("write_note on a read-only server: %s; want unknown tool", r.Raw)
+	if r.Error == nil || !strings.Contains(r.Error.Message, `tool "write_note" changes things, and this server runs read-only`) || !strings.Contains(r.Error.Message, "--allow-writes") {
+		t.Errorf("write_note on a read-only server: %s; want the refusal naming --allow-writes", r.Raw)
 	}
 	if got := note(t, dir, "todo"); got != "(none)" {
 		t.Errorf("the note was written: %q", got)

@@ -47,6 +47,10 @@ func (s *Server) ServeConfig(args, env []string, dir string) error {
 	if s.LinksJWT {
 		sf.JWT = jwt.FromIssuer
 	}
+	if s.LinksOtel {
+		// Accepts --otel as the server does; nothing is exported from a check.
+		sf.Telemetry = func(bool, string, string) (serve.Telemetry, error) { return nil, nil }
+	}
 	tokens, key, err := placeholderFiles(dir)
 	if err != nil {
 		return err

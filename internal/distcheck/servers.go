@@ -78,6 +78,9 @@ type Server struct {
 	// LinksJWT reports whether the command links package auth/jwt, without which the
 	// server refuses --auth-issuer (serve.Flags.JWT unset).
 	LinksJWT bool
+	// LinksOtel reports whether the command links package otelmcp, without which the
+	// server refuses --otel (serve.Flags.Telemetry unset).
+	LinksOtel bool
 }
 
 // VersionLDFlag is the -X setting that stamps the version, as the Makefile's LDFLAGS
@@ -110,6 +113,7 @@ func BuildServer(ctx context.Context, sd ServerDir, outDir, version string) (*Se
 	}
 	s.Module = mod
 	s.LinksJWT = slices.Contains(imports, jwtPackage)
+	s.LinksOtel = slices.Contains(imports, otelPackage)
 	srcEnv, err := ScanEnv(files)
 	if err != nil {
 		return nil, err
@@ -154,6 +158,9 @@ func ParseHelp(help string) (flags map[string]bool, env []string, httpPath strin
 
 // jwtPackage is mcpkit's JWT verifier, which a command links to accept --auth-issuer.
 const jwtPackage = "github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+
+// otelPackage is mcpkit's OpenTelemetry package, which a command links to accept --otel.
+const otelPackage = "github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 
 // linkedSources returns the server's module path, the non-test Go files of its
 // module's packages that its command links in (for the build's GOOS), and the import

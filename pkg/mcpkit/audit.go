@@ -35,3 +35,28 @@ func Audit(logger *slog.Logger) Observer {
 		logger.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "mcp request", attrs...)
 	}
 }
+
+// logRefused logs one line for a request refused before any handler ran (a parse
+// error, a missing _meta, an unknown session, a header that disagrees with the body,
+// an HTTP 4xx): what was wrong (the error's own message, clipped), never the payload.
+// Without it such a request left no trace, though every other request logs one.
+func (s *Server) logRefused(transport, method string, status int, e *Error) {
+	attrs := make([]slog.Attr, 0, 5)
+	attrs = append(attrs, slog.String("transport", transport))
+	if method != "" {
+		attrs = append(attrs, slog.String("method", clip(method)))
+	}
+	if status != 0 {
+		attrs = append(attrs, slog.Int("status", status))
+	}
+	attrs = append(attrs, slog.Int("code", e.Code), slog.String("reason", clipReason(e.Message)))
+	s.logger.LogAttrs(context.Background(), slog.LevelInfo, "mcp request refused", attrs...)
+}
+
+// clipReason bounds a refusal's message in a log line.
+func clipReason(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

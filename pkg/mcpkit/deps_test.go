@@ -9,15 +9,15 @@ import (
 )
 
 // TestOptionalLibrariesStayOut: the core, the process layer and the OAuth resource
-// server link neither the JOSE library nor sentry-go, so a server that does not
-// import package auth/jwt or sentryreport carries neither; those two packages are
-// the ones that do (checked too, so that a renamed module cannot make the first
-// check pass vacuously).
+// server link neither the JOSE library, sentry-go nor OpenTelemetry, so a server
+// that does not import package auth/jwt, sentryreport or otelmcp carries none of
+// them; those three packages are the ones that do (checked too, so that a renamed
+// module cannot make the first check pass vacuously).
 func TestOptionalLibrariesStayOut(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	realclient.Require(t, err == nil, "no go command to list dependencies with: %v", err)
 	const mod = "github.com/mcpkit/reference/pkg/mcpkit"
-	optional := []string{"github.com/go-jose/", "github.com/getsentry/"}
+	optional := []string{"github.com/go-jose/", "github.com/getsentry/", "go.opentelemetry.io/"}
 	deps := func(pkg string) []string {
 		out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
 		if err != nil {
@@ -40,11 +40,12 @@ func TestOptionalLibrariesStayOut(t *testing.T) {
 		d := deps(pkg)
 		for _, o := range optional {
 			if links(d, o) {
-				t.Errorf("%s links %s…: only %s/auth/jwt and %s/sentryreport may", pkg, o, mod, mod)
+				t.Errorf("%s links %s…: only %s/auth/jwt, %s/sentryreport and %s/otelmcp may", pkg, o, mod, mod, mod)
 			}
 		}
 	}
-	for pkg, want := range map[string]string{mod + "/auth/jwt": optional[0], mod + "/sentryreport": optional[1]} {
+	for pkg, want := range map[string]string{mod + "/auth/jwt": optional[0], mod + "/sentryreport": optional[1],
+		mod + "/otelmcp": "go.opentelemetry.io/otel/sdk/trace"} {
 		if !links(deps(pkg), want) {
 			t.Errorf("%s does not link %s…: the check above names the wrong module", pkg, want)
 		}

@@ -166,6 +166,7 @@ func (s *Server) handle(ctx context.Context, in incoming) reply {
 	case perr == errAnswered:
 		return reply{refused: true}
 	case perr != nil:
+		s.logRefused(in.transport(), in.msg.Method, 0, perr)
 		return reply{msg: encodeResponse(in.msg.ID, nil, perr), code: perr.Code, refused: true}
 	}
 	start := time.Now()
@@ -369,6 +370,7 @@ func (s *Server) closeSession(sess *session) {
 	if l != nil {
 		s.hub.remove(l)
 	}
+	s.noticeEnd(sess)
 }
 
 func (s *session) isInitialized() bool {
@@ -451,4 +453,12 @@ func (s *Server) infoJSON() json.RawMessage {
 		s.infoRaw = b
 	})
 	return s.infoRaw
+}
+
+// transport names the transport a request came over, for logs.
+func (in incoming) transport() string {
+	if _, ok := in.out.(*lineWriter); ok {
+		return "stdio"
+	}
+	return "http"
 }

@@ -46,7 +46,10 @@
 // what it uses: package auth (OAuth resource server: bearer tokens, Protected
 // Resource Metadata, per-tool scopes; an [HTTPAuthenticator]), package auth/jwt (JWT
 // access tokens, the only importer of a JOSE library), package sentryreport (an
-// [ErrorReporter] for Sentry, the only importer of sentry-go) and package serve.
+// [ErrorReporter] for Sentry, the only importer of sentry-go), package otelmcp
+// (OpenTelemetry spans and metrics of every request, from [Middleware] and
+// [Server.ObserveLifecycle]; the only importer of the OpenTelemetry SDK) and package
+// serve.
 //
 // Arguments are checked against the tool's input schema before the handler runs, and
 // a failure is an isError result naming each bad field. mcpkit checks the keywords its
@@ -54,7 +57,10 @@
 // items, enum, const, bounds, lengths, pattern, anyOf/oneOf/allOf/not); a hand-written
 // schema with others ($ref, if/then/else, …) needs [ServerOptions].SchemaCompiler, for
 // which package schemafull offers a complete 2020-12 validator. Registering such a tool
-// without one panics, so no keyword is silently left unchecked.
+// without one panics, so no keyword is silently left unchecked. An optional argument
+// sent as null is treated as absent, at both revisions: agent frameworks with strict
+// schemas (OpenAI's) make every property required-or-null, so their models send null
+// for each argument they leave out. A required argument sent as null is refused.
 //
 // A typed tool's output goes out as structuredContent plus the same JSON as text (an
 // output that is a [TextRenderer] as its text alone), and no output schema is

@@ -127,11 +127,11 @@ const (
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.originAllowed(r) {
-		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
+		h.refuse(w, "", http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
 	if !h.hostAllowed(r) {
-		writeJSONError(w, http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
+		h.refuse(w, "", http.StatusForbidden, ID{}, Errorf(CodeInvalidRequest, "host %q is not allowed", r.Host))
 		return
 	}
 	c := caller{}
@@ -228,6 +228,13 @@ func statusFor(code int, prepared bool) int {
 	return http.StatusOK
 }
 
+// refuse answers a request the transport refuses before any handler runs, and logs
+// why (see Server.logRefused).
+func (h *httpHandler) refuse(w http.ResponseWriter, method string, status int, id ID, e *Error) {
+	h.s.logRefused("http", method, status, e)
+	writeJSONError(w, status, id, e)
+}
+
 func writeJSONError(w http.ResponseWriter, status int, id ID, e *Error) {
 	writeJSON(w, status, encodeResponse(id, nil, e))
 }
@@ -291,7 +298,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
-			writeJSONError(w, http.StatusUnsupportedMediaType, ID{}, Errorf(CodeInvalidRequest, "Content-Type must be application/json, got %q", ct))
+			h.refuse(w, "", http.StatusUnsupportedMediaType, ID{}, Errorf(CodeInvalidRequest, "Content-Type must be application/json, got %q", ct))
 			return
 		}
 	}
@@ -301,10 +308,10 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if errors.As(err, &mbe) {
 			// The answer goes to this POST whatever its id; the id from the body's first
 			// bytes is added for clients that match answers by id all the same.
-			writeJSONError(w, http.StatusRequestEntityTooLarge, oversizedID(body[:min(len(body), oversizedKeep)], nil), tooLarge(int(h.opts.MaxBodyBytes)))
+			h.refuse(w, "", http.StatusRequestEntityTooLarge, oversizedID(body[:min(len(body), oversizedKeep)], nil), tooLarge(int(h.opts.MaxBodyBytes)))
 			return
 		}
-		writeJSONError(w, http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))
+		h.refuse(w, "", http.StatusBadRequest, ID{}, Errorf(CodeParseError, "reading request body: %v", err))
 		return
 	}
 	m, derr := decodeMessage(body)
@@ -313,7 +320,11 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		if m != nil {
 			id = m.ID
 		}
-		writeJSONError(w, http.StatusBadRequest, id, derr)
+		method := ""
+		if m != nil {
+			method = m.Method
+		}
+		h.refuse(w, method, http.StatusBadRequest, id, derr)
 		return
 	}
 
@@ -321,7 +332,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 	var hs *httpSession
 	if sid := r.Header.Get(hdrSessionID); sid != "" && m.Method != "initialize" {
 		if hs = h.session(sid, c.identity()); hs == nil {
-			writeJSONError(w, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
+			h.refuse(w, m.Method, http.StatusNotFound, m.ID, Errorf(CodeInvalidRequest, "unknown or expired session %q: send initialize again", sid))
 			return
 		}
 	}
@@ -350,7 +361,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		defer release()
 	}
 	if perr := versionHeaderMismatch(r, m); perr != nil {
-		writeJSONError(w, http.StatusBadRequest, m.ID, perr)
+		h.refuse(w, m.Method, http.StatusBadRequest, m.ID, perr)
 		return
 	}
 
@@ -366,7 +377,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, c caller) {
 		sess = hs.session
 		var refusal *Error
 		if ctx, refusal = sess.begin(ctx, m); refusal != nil {
-			writeJSONError(w, http.StatusBadRequest, m.ID, refusal)
+			h.refuse(w, m.Method, http.StatusBadRequest, m.ID, refusal)
 			return
 		}
 		defer sess.end(m)

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // A request's life on a connection, the same on every transport:
@@ -73,6 +74,7 @@ func (s *session) receive(m *message) bool {
 	case m.isResponse():
 		s.deliver(m)
 	case m.isNotification():
+		defer s.noticeNotification(m, time.Now())
 		switch m.Method {
 		case "notifications/cancelled":
 			var p struct {

@@ -23,6 +23,11 @@ type ServerOptions struct {
 	// ReadOnly makes AddTool skip every tool whose annotations do not say ReadOnlyHint,
 	// so a read-only server does not expose write tools at all.
 	ReadOnly bool
+	// WritesHint says how to enable writes, for the answer to a call of a write tool
+	// that ReadOnly left out (a model or a person who read the README calls it anyway):
+	// "tool write_file changes things, and this server runs read-only: <hint>". Empty:
+	// "restart the server with --allow-writes", the flag of every server here.
+	WritesHint string
 	// WriteScope, when set, is added to the Scopes of every tool registered whose
 	// annotations do not say ReadOnlyHint (the tools ReadOnly leaves out), by every
 	// registration path: over authorized HTTP a token then needs it for any tool that
@@ -134,6 +139,7 @@ type Server struct {
 	// What the server exposes, each kind in one [registry] (registration order, one
 	// notification rule).
 	tools     *registry[*registeredTool]
+	withheld  sync.Map // names of the write tools ReadOnly left out (see ServerOptions.WritesHint)
 	resources *registry[*registeredResource]
 	templates *registry[*registeredTemplate]
 	prompts   *registry[*registeredPrompt]
@@ -146,6 +152,8 @@ type Server struct {
 	// observers is replaced whole by Observe (under mu) and read without a lock on
 	// every request.
 	observers atomic.Pointer[[]Observer]
+	// lifecycle is replaced whole by ObserveLifecycle (observe_lifecycle.go).
+	lifecycle atomic.Pointer[[]LifecycleObserver]
 	// handler is the dispatch chain with middleware applied: replaced by Use (under
 	// mu), read without a lock on every request.
 	handler atomic.Pointer[MethodHandler]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // session is the state a legacy (initialize handshake) client builds up: negotiated
@@ -36,11 +37,13 @@ type session struct {
 	maxListens int
 
 	nextID atomic.Int64
+	// started is when the session began, for SessionEnd.Duration.
+	started time.Time
 }
 
 func newSession(srv *Server, id string) *session {
 	return &session{id: id, server: srv, subs: map[string]bool{}, pending: map[string]chan *message{},
-		inflight: map[string]context.CancelFunc{}}
+		inflight: map[string]context.CancelFunc{}, started: time.Now()}
 }
 
 func (s *session) logLevel() string {

@@ -82,6 +82,12 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		s.drain(&c.wg)
 		return nil
 	case err := <-c.readErr:
+		// Reading has stopped; requests already read still get their answers. A
+		// client that writes its requests and closes stdin at once (a pipeline, a
+		// script) is owed every answer: only what still runs after stdinGrace is
+		// cancelled, and drain then bounds the exit as before.
+		// Listen streams are not waited for: they run until cancelled.
+		waitGroupWithin(&c.calls, stdinGrace)
 		cancelAll()
 		s.drain(&c.wg)
 		if errors.Is(err, io.EOF) {
@@ -99,8 +105,9 @@ type stdioConn struct {
 	out     *lineWriter
 	br      *bufio.Reader
 	watch   *inlineWatch
-	wg      sync.WaitGroup
-	sem     chan struct{} // bounds requests running at once; listen streams do not count
+	wg      sync.WaitGroup // every request running
+	calls   sync.WaitGroup // the requests that answer once (all but listen streams)
+	sem     chan struct{}  // bounds requests running at once; listen streams do not count
 	readErr chan error
 }
 
@@ -122,7 +129,9 @@ func (c *stdioConn) readLoop() {
 		}
 		var job func()
 		if over != nil {
-			_ = c.out.write(encodeResponse(oversizedID(over.head, over.tail), nil, tooLarge(limit)))
+			e := tooLarge(limit)
+			c.s.logRefused("stdio", "", 0, e)
+			_ = c.out.write(encodeResponse(oversizedID(over.head, over.tail), nil, e))
 		} else if len(line) > 0 {
 			job = c.accept(line)
 		}
@@ -157,9 +166,11 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	if derr != nil {
 		if m == nil || !m.isNotification() {
 			var id ID
+			method := ""
 			if m != nil {
-				id = m.ID
+				id, method = m.ID, m.Method
 			}
+			c.s.logRefused("stdio", method, 0, derr)
 			_ = c.out.write(encodeResponse(id, nil, derr))
 		}
 		return nil
@@ -169,6 +180,7 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 	}
 	ctx, refusal := c.sess.begin(c.ctx, m)
 	if refusal != nil {
+		c.s.logRefused("stdio", m.Method, 0, refusal)
 		_ = c.out.write(encodeResponse(m.ID, nil, refusal))
 		return nil
 	}
@@ -182,6 +194,9 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 		}
 	}
 	c.wg.Add(1)
+	if counted {
+		c.calls.Add(1)
+	}
 	return func() {
 		defer c.wg.Done()
 		rep := c.s.handle(ctx, incoming{msg: m, sess: c.sess, out: c.out})
@@ -193,17 +208,35 @@ func (c *stdioConn) accept(line []byte) (job func()) {
 			_ = c.out.writeOwned(rep.msg)
 			releaseResponse(rep.msg)
 		}
+		if counted {
+			c.calls.Done() // after the answer is written: waiting for calls waits for answers
+		}
+	}
+}
+
+// stdinGrace is how long requests already read may go on running after stdin ends
+// before they are cancelled. With drain's bound after it, a closed stdin still ends
+// the process within about three seconds however long a call would run.
+const stdinGrace = time.Second
+
+// waitGroupWithin waits for wg up to d and reports whether it finished.
+func waitGroupWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
 // drain waits a moment for in-flight handlers to notice cancellation, so a closed
 // stdin ends the process promptly without cutting a response in half.
 func (s *Server) drain(wg *sync.WaitGroup) {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
+	if !waitGroupWithin(wg, 2*time.Second) {
 		s.logger.Warn("exiting with requests still running after stdin closed")
 	}
 }

@@ -86,6 +86,12 @@ type registeredTool struct {
 	compileOnce sync.Once
 	validate    ArgumentValidator
 	compileErr  error
+
+	// required holds the input schema's top-level required names, read once: the
+	// optional arguments a call sends as null are dropped before validation (see
+	// dropNullOptionals).
+	requiredOnce sync.Once
+	required     []string
 }
 
 // validator returns the tool's argument validator, compiling it on first use.
@@ -181,6 +187,7 @@ func (s *Server) addToolGenerated(tool Tool, generate func() json.RawMessage, h 
 	readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
 	if s.opts.ReadOnly && !readOnly {
 		s.logger.Debug("read-only server: not registering tool", "tool", tool.Name)
+		s.withheld.Store(tool.Name, true)
 		return
 	}
 	if w := s.opts.WriteScope; w != "" && !readOnly && !slices.Contains(tool.Scopes, w) {
@@ -285,6 +292,13 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 		rt = nil // hidden from this request: as unknown as a tool never registered
 	}
 	if rt == nil {
+		if _, ok := s.withheld.Load(p.Name); ok {
+			hint := s.opts.WritesHint
+			if hint == "" {
+				hint = "restart the server with --allow-writes"
+			}
+			return nil, InvalidParams("tool %q changes things, and this server runs read-only: %s", p.Name, hint)
+		}
 		return nil, InvalidParams("unknown tool %q: call tools/list for the available tools", p.Name)
 	}
 	withTasks := req.Modern() && req.Meta.ClientCapabilities.HasExtension(ExtensionTasks)
@@ -298,6 +312,7 @@ func (s *Server) callTool(ctx context.Context, req *Request) (any, error) {
 	if args[0] != '{' {
 		return nil, InvalidParams(`tools/call "arguments" must be an object`)
 	}
+	args = dropNullOptionals(args, rt.requiredNames())
 	if err := s.resume(ctx, req, p, args); err != nil {
 		return nil, err
 	}

@@ -40,7 +40,12 @@ func (s *LocalStore) ListProjects(ctx context.Context, in backend.ListProjectsIn
 	if err := checkLocalOrg(in.Organization); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT project, count(*), sum(times_seen), max(platform) FROM issues GROUP BY project ORDER BY project LIMIT 501`)
+	// A project's platform is the one most of its events have (each issue's events
+	// counted under the issue's platform; ties go to the first by name), not the
+	// latest event's: a Go service with one stray Python event is a Go project.
+	rows, err := s.db.QueryContext(ctx, `SELECT project, count(*), sum(times_seen),
+		(SELECT p.platform FROM issues p WHERE p.project = issues.project GROUP BY p.platform ORDER BY sum(p.times_seen) DESC, p.platform LIMIT 1)
+		FROM issues GROUP BY project ORDER BY project LIMIT 501`)
 	if err != nil {
 		return nil, queryFailed("list projects", err)
 	}

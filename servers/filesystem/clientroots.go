@@ -48,7 +48,7 @@ func (a *access) rootsFor(ctx context.Context, req *mcpkit.Request) (*Roots, fun
 	}
 	narrowed, err := a.roots.Narrow(uris)
 	if err != nil {
-		return nil, nil, fmt.Errorf("access refused: %v; the client's roots decide what this session may touch, so add a root inside one of the server's directories", err)
+		return nil, nil, fmt.Errorf("%w; the client's roots decide what this session may touch: start the client in one of the server's directories (or add a root inside one), or start the server with a directory inside the client's roots", err)
 	}
 	return narrowed, func() { narrowed.Close() }, nil
 }

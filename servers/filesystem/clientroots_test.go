@@ -85,7 +85,7 @@ func TestClientRootsNarrow(t *testing.T) {
 			wantDirs: []string{filepath.Join(srv, "a")}, wantNarrow: true,
 			readable: map[string]bool{filepath.Join(base, "elsewhere", "x"): false, filepath.Join(srv, "a", "in.txt"): true}},
 		{name: "no root inside the server's", clientRoots: []string{pathURI(filepath.Join(base, "elsewhere"))},
-			wantRefusal: "access refused: none of the client's roots"},
+			wantRefusal: "access refused: the client's roots"},
 		{name: "client root escaping with dotdot", clientRoots: []string{pathURI(srv + "/a/../../elsewhere")},
 			wantRefusal: "access refused"},
 		{name: "empty list offers no roots", clientRoots: []string{},

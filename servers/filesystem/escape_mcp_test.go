@@ -111,9 +111,10 @@ func checkMCPAttempt(t *testing.T, c *mcpkittest.Client, fx *escapeFixture, writ
 		return
 	}
 	if tool.write && !writes {
-		// Read-only: the write tools do not exist, so the call is a protocol error.
-		if resp.Error == nil || resp.Error.Code != mcpkit.CodeInvalidParams || !strings.Contains(resp.Error.Message, "unknown tool") {
-			t.Errorf("read-only %s: %+v; want the unknown tool error", what, resp.Error)
+		// Read-only: the write tools do not exist, so the call is a protocol error
+		// saying that writes need --allow-writes.
+		if resp.Error == nil || resp.Error.Code != mcpkit.CodeInvalidParams || !strings.Contains(resp.Error.Message, "--allow-writes") {
+			t.Errorf("read-only %s: %+v; want the error saying writes need --allow-writes", what, resp.Error)
 		}
 		return
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -84,7 +86,12 @@ type grepper struct {
 // time: no catastrophic backtracking). It skips binary files (a NUL byte in the first
 // 8 KiB) and files over maxFileBytes, decodes UTF-16 files that have a BOM, honours
 // .gitignore and stops once it has one match more than maxResults.
-func (rs *Roots) SearchFileContents(ctx context.Context, in SearchFileContentsInput) (SearchFileContentsOutput, error) {
+func (rs *Roots) SearchFileContents(ctx context.Context, in SearchFileContentsInput) (res SearchFileContentsOutput, err error) {
+	ctx, end := traceOp(ctx, "filesystem.search_file_contents")
+	defer func() {
+		end(err, attribute.Int("filesystem.search.matches", len(res.Matches)), attribute.Int("filesystem.walk.entries", res.Visited),
+			attribute.Bool("filesystem.search.truncated", res.Truncated))
+	}()
 	g, include, exclude, err := newGrepper(in)
 	if err != nil {
 		return SearchFileContentsOutput{}, err

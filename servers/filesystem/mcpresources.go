@@ -19,6 +19,12 @@ const fileTemplate = "file:///{+path}"
 func addResources(s *mcpkit.Server, a *access) {
 	s.SetResourceLister(func(ctx context.Context, req *mcpkit.Request, cursor string) ([]mcpkit.Resource, string, error) {
 		rs, release, err := a.rootsFor(ctx, req)
+		if errors.Is(err, ErrRootsDisjoint) {
+			// Nothing the session may touch, so nothing to list: an empty page, not an
+			// error. Hosts that drop a server's every tool when one of its listings
+			// fails (Gemini CLI started outside the server's directories) keep them.
+			return []mcpkit.Resource{}, "", nil
+		}
 		if err != nil {
 			return nil, "", mcpkit.InvalidParams("%v", err)
 		}

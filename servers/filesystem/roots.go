@@ -230,10 +230,16 @@ func (rs *Roots) Narrow(clientRoots []string) (*Roots, error) {
 		}
 	}
 	if len(out.roots) == 0 {
-		return nil, fmt.Errorf("none of the client's roots (%s) lies inside or contains the server's %s", strings.Join(clientRoots, ", "), rs.allowed())
+		return nil, fmt.Errorf("%w: the client's roots (%s) and the server's directories (%s) do not overlap: none of the client's roots lies inside or contains the server's %s",
+			ErrRootsDisjoint, strings.Join(clientRoots, ", "), strings.Join(rs.Dirs(), ", "), rs.allowed())
 	}
 	return out, nil
 }
+
+// ErrRootsDisjoint is Narrow's error when the client's roots and the server's
+// directories have nothing in common: a listing then answers empty, a call that needs
+// a path refuses, saying what to change.
+var ErrRootsDisjoint = errors.New("access refused")
 
 func isInside(base, target string) bool {
 	_, ok := within(base, target)

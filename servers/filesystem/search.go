@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -40,7 +42,12 @@ type SearchFilesOutput struct {
 
 // SearchFiles walks breadth first and stops as soon as it has one match more than
 // maxResults (that one proves the result was cut).
-func (rs *Roots) SearchFiles(ctx context.Context, in SearchFilesInput) (SearchFilesOutput, error) {
+func (rs *Roots) SearchFiles(ctx context.Context, in SearchFilesInput) (res SearchFilesOutput, err error) {
+	ctx, end := traceOp(ctx, "filesystem.search_files")
+	defer func() {
+		end(err, attribute.Int("filesystem.search.matches", len(res.Matches)), attribute.Int("filesystem.walk.entries", res.Visited),
+			attribute.Bool("filesystem.search.truncated", res.Truncated))
+	}()
 	maxResults, err := boundArg("maxResults", in.MaxResults, DefaultSearchResults, MaxSearchResults)
 	if err != nil {
 		return SearchFilesOutput{}, err

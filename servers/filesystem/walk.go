@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -56,7 +58,16 @@ type walkDir struct {
 // swapped for a symlink between listing and opening is refused by os.Root), and stops as
 // soon as fn returns errStopWalk or the context ends. It returns how many entries it
 // visited.
-func walkTree(ctx context.Context, root *Root, startRel string, opts walkOptions, fn func(*walkEntry) error) (int, error) {
+func walkTree(ctx context.Context, root *Root, startRel string, opts walkOptions, fn func(*walkEntry) error) (visited int, err error) {
+	ctx, end := traceOp(ctx, "filesystem.walk")
+	defer func() {
+		end(err, attribute.Int("filesystem.walk.entries", visited), attribute.Int("filesystem.walk.max_depth", opts.maxDepth),
+			attribute.Bool("filesystem.walk.gitignore", opts.gitignore))
+	}()
+	return walkTreeUntraced(ctx, root, startRel, opts, fn)
+}
+
+func walkTreeUntraced(ctx context.Context, root *Root, startRel string, opts walkOptions, fn func(*walkEntry) error) (int, error) {
 	start, err := root.os.OpenRoot(startRel)
 	if err != nil {
 		return 0, err

@@ -42,6 +42,9 @@ type BackendConfig struct {
 	// Transport is the underlying HTTP transport; nil means a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
+	// Trace, when set, wraps the API client's stack below the token (retries and
+	// rate-limit waits included): OpenTelemetry client spans (otelmcp.HTTPClient.Wrap).
+	Trace func(http.RoundTripper) http.RoundTripper
 	// UserAgent identifies this server to GitHub; empty means "mcp-server-github".
 	UserAgent string
 	// Logger receives diagnostics (never tokens); nil means slog.Default().
@@ -118,7 +121,11 @@ func NewBackend(cfg BackendConfig) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	auth := &authTransport{next: retry, token: cfg.Token, origins: map[string]bool{
+	var traced http.RoundTripper = retry
+	if cfg.Trace != nil {
+		traced = cfg.Trace(retry)
+	}
+	auth := &authTransport{next: traced, token: cfg.Token, origins: map[string]bool{
 		origin(apiURL): true, origin(uploadURL): true,
 	}}
 	client := gh.NewClient(&http.Client{Transport: auth})

@@ -47,6 +47,10 @@ type Options struct {
 	// ApplicationName is reported to PostgreSQL (pg_stat_activity) when the URL sets
 	// none.
 	ApplicationName string
+	// Tracer, when set, makes the tracer of the database's statements (package
+	// pgotel: OpenTelemetry spans); it sees the tool statements (read) and the
+	// server's own catalog queries, and must never record their parameters.
+	Tracer func(Target) pgx.QueryTracer
 }
 
 func (o Options) withDefaults() Options {
@@ -88,6 +92,8 @@ type DB struct {
 	// stmtCacheMax is how many of the caller's statements each connection keeps
 	// prepared (stmtcache.go); 0 turns the cache off (tests compare with it off).
 	stmtCacheMax int
+
+	tracer pgx.QueryTracer // Options.Tracer's, or nil
 }
 
 // Target identifies the database connected to, without the password: for logs and
@@ -142,6 +148,9 @@ func prepare(databaseURL string, opts Options, gate *roleGate) (*DB, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
+	if opts.Tracer != nil {
+		cc.Tracer = opts.Tracer(target)
+	}
 	if cc.ConnectTimeout == 0 {
 		cc.ConnectTimeout = opts.ConnectTimeout
 	}
@@ -173,7 +182,7 @@ func prepare(databaseURL string, opts Options, gate *roleGate) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot set up PostgreSQL connections to %s: %s", target, redact(err.Error(), password, cc.Password))
 	}
-	return &DB{pool: pool, opts: opts, target: target, types: make(map[uint32]typeInfo), gate: gate, stmtCacheMax: stmtCacheSize,
+	return &DB{pool: pool, opts: opts, target: target, tracer: cc.Tracer, types: make(map[uint32]typeInfo), gate: gate, stmtCacheMax: stmtCacheSize,
 		secrets: []string{password, cc.Password}}, nil
 }
 

@@ -38,6 +38,21 @@ var readCases = []readCase{
 				t.Errorf("rows %s; want the numeric as an exact string", got)
 			}
 		}},
+	// A json/jsonb value goes as its JSON text in a string: the schema's params items
+	// have no object branch, which strict-schema agent frameworks cannot express.
+	{"query with a jsonb param as JSON text", "query", map[string]any{"sql": "SELECT $1::jsonb -> 'a' AS a", "params": []any{`{"a": [1, 2]}`}},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["rows"]); got != `[[[1,2]]]` {
+				t.Errorf("rows %s; want the jsonb member [1,2]", got)
+			}
+		}},
+	// OpenAI's strict mode sends null for every optional argument left out.
+	{"query with params null, as a strict-mode model sends it", "query", map[string]any{"sql": "SELECT 1 AS one", "params": nil},
+		func(t *testing.T, out map[string]any) {
+			if got := jsonAt(t, out["rows"]); got != `[[1]]` {
+				t.Errorf("rows %s; want [[1]]", got)
+			}
+		}},
 	{"list_schemas", "list_schemas", map[string]any{},
 		func(t *testing.T, out map[string]any) {
 			var got []string

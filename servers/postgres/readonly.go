@@ -147,10 +147,18 @@ type readSpec struct {
 // When the pooled connection turns out to have been lost before the server processed
 // anything of the call (typically ended while idle: see lost.go), the pool is reset
 // and the read runs again, once, on a new connection, within the same time limit.
-func (db *DB) read(ctx context.Context, spec readSpec, c *collector) error {
+func (db *DB) read(ctx context.Context, spec readSpec, c *collector) (err error) {
 	ctx, cancel := db.callContext(ctx)
 	defer cancel()
-	err := db.readOnce(ctx, spec, c, true)
+	if t := db.tracer; t != nil {
+		// The statement as the caller wrote it (never its parameters), traced like
+		// the pool's own queries.
+		ctx = t.TraceQueryStart(ctx, nil, pgx.TraceQueryStartData{SQL: spec.sql})
+		defer func() {
+			t.TraceQueryEnd(ctx, nil, pgx.TraceQueryEndData{CommandTag: pgconn.NewCommandTag(c.tag), Err: err})
+		}()
+	}
+	err = db.readOnce(ctx, spec, c, true)
 	if err == errRetry {
 		err = db.readOnce(ctx, spec, c, false)
 	}

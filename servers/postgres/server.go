@@ -106,7 +106,7 @@ func multiInstructions(ds *databases, writes, confirm bool) string {
 func instructionsAbout(head string, o Options, writes, confirm bool) string {
 	s := fmt.Sprintf("%s Find tables with list_tables (list_schemas for the schemas), learn their columns and keys "+
 		"with describe_table, then run one statement per call with query, adding a LIMIT. "+
-		"params holds the values of $1, $2, … in order: string, number, boolean, null, array (for = ANY($1)) or object (for json/jsonb); cast a placeholder whose type is ambiguous, e.g. $1::int. "+
+		"params holds the values of $1, $2, … in order: string, number, boolean, null, array (for = ANY($1)), or for json/jsonb the JSON text as a string; cast a placeholder whose type is ambiguous, e.g. $1::int. "+
 		"Results hold at most %d rows and about %s; truncated=true means rows were cut and hint says how to narrow the query. "+
 		"Errors carry SQLSTATE, message, detail, hint and the error position: fix the SQL and try again. "+
 		"To tune: top_queries finds the costly statements, suggest_indexes proposes indexes (creating none), health checks maintenance. "+

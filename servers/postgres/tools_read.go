@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/invopop/jsonschema"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 )
 
@@ -14,6 +16,22 @@ import (
 // JSON and decoded with UseNumber, so a number reaches PostgreSQL with every digit
 // the caller wrote (12345678901234567890.5 stays exact for a numeric placeholder).
 type Params []json.RawMessage
+
+// JSONSchema publishes each param as anyOf string, number, boolean, null or array, in
+// that order, each branch one type. This is the form agent frameworks convert without
+// changing it: OpenAI's strict mode cannot express an open object and falls back to a
+// non-strict tool when it meets {"type":"object"}, and LangChain's adapter collapses
+// an anyOf that has an object branch into that branch (so [2] was refused). An object
+// for a json or jsonb placeholder is passed as its JSON text, a string: PostgreSQL
+// receives the same text it got when an object was sent (encodeParams renders an
+// object as its JSON), so no value that could be passed before is lost.
+func (Params) JSONSchema() *jsonschema.Schema {
+	item := &jsonschema.Schema{}
+	for _, t := range []string{"string", "number", "boolean", "null", "array"} {
+		item.AnyOf = append(item.AnyOf, &jsonschema.Schema{Type: t})
+	}
+	return &jsonschema.Schema{Type: "array", Items: item}
+}
 
 // values decodes the params for encodeParams.
 func (p Params) values() ([]any, error) {

@@ -44,6 +44,14 @@ type Flags struct {
 	// not want a shared store does not link a Redis client; such a server refuses
 	// --task-store and keeps its tasks in memory.
 	TaskStore func(url string) (mcpkit.TaskStore, error)
+	// Telemetry makes the OpenTelemetry instrumentation from the standard OTEL_*
+	// environment when --otel is given (enabled) or the environment asks for it on
+	// its own (nil, nil: none configured). It is nil unless main sets it, to
+	// otelmcp.FromEnv of package otelmcp, so that a server without it links no
+	// OpenTelemetry SDK; such a server refuses --otel (and ignores OTEL_*
+	// variables, which hosts often set for every process). service is the flag
+	// set's name, the default service.name.
+	Telemetry func(enabled bool, service, version string) (Telemetry, error)
 
 	fs *flag.FlagSet
 
@@ -56,7 +64,7 @@ type Flags struct {
 	toolTimeout, keepAlive, streamLifetime      time.Duration
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	shutdownTimeout, drainDelay                 time.Duration
-	audit                                       bool
+	audit, otel                                 bool
 	stateKeyFile                                string
 	taskStore, replayStore, limitStore          string
 	maxRate                                     int
@@ -88,6 +96,7 @@ var FlagEnv = map[string]string{
 	"shutdown-timeout":       "MCP_SHUTDOWN_TIMEOUT",
 	"drain-delay":            "MCP_DRAIN_DELAY",
 	"audit":                  "MCP_AUDIT",
+	"otel":                   "MCP_OTEL",
 	"state-key-file":         EnvStateKeyFile,
 	"task-store":             "MCP_TASK_STORE",
 	"replay-store":           "MCP_REPLAY_STORE",
@@ -112,11 +121,17 @@ const (
 // that they agree; this package does not import it).
 const defaultJWTAlgorithms = "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA"
 
+// OTelEnv are the standard OpenTelemetry variables a server built with package
+// otelmcp ([Flags.Telemetry]) reads; OTEL_EXPORTER_OTLP_ENDPOINT alone turns
+// exporting on. A server built without it ignores them.
+var OTelEnv = []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_TRACES_SAMPLER", "OTEL_SDK_DISABLED"}
+
 // StandardEnv lists every environment variable [Flags] and [Serve] read (the Sentry
-// ones when [Flags.Reporter] is set), for documentation and for checking deployment
-// manifests.
+// ones when [Flags.Reporter] is set, the OpenTelemetry ones when [Flags.Telemetry]
+// is), for documentation and for checking deployment manifests.
 func StandardEnv() []string {
-	env := []string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}
+	env := append([]string{EnvStateKey, EnvAuthStaticTokens, EnvSentryDSN, "SENTRY_ENVIRONMENT", "SENTRY_RELEASE"}, OTelEnv...)
 	for _, e := range FlagEnv {
 		if !slices.Contains(env, e) {
 			env = append(env, e)
@@ -154,6 +169,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "time in-flight calls get to finish on shutdown"+env("shutdown-timeout"))
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "on shutdown, keep serving this long with /readyz failing before closing the listener"+env("drain-delay"))
 	fs.BoolVar(&f.audit, "audit", true, "log one line per request (method, name, subject, outcome, duration, bytes, trace id)"+env("audit"))
+	fs.BoolVar(&f.otel, "otel", false, "export OpenTelemetry traces and metrics of every request over OTLP, configured by the standard OTEL_* variables (default endpoint http://localhost:4318); OTEL_EXPORTER_OTLP_ENDPOINT alone turns it on too"+env("otel"))
 	fs.StringVar(&f.stateKeyFile, "state-key-file", "", "file with the key signing multi-round-trip state, shared by all instances (or "+EnvStateKey+")"+env("state-key-file"))
 	fs.StringVar(&f.taskStore, "task-store", "", "keep the tasks of the Tasks extension in this shared store, e.g. redis://redis:6379/0, so that any instance answers for any task (default: this process's memory)"+env("task-store"))
 	fs.StringVar(&f.replayStore, "replay-store", "", "remember used multi-round-trip requestStates in this shared store, so a confirmed write replayed to any instance is refused (default: the --task-store URL, else this process's memory; memory: this process's)"+env("replay-store"))
@@ -215,6 +231,9 @@ func (f *Flags) Options() (*Options, error) {
 	if o.ErrorReporter, err = f.reporter(); err != nil {
 		return nil, err
 	}
+	if o.Telemetry, err = f.telemetry(); err != nil {
+		return nil, err
+	}
 	o.TaskTTL, o.TaskLease = f.taskTTL, f.taskLease
 	if err := f.sharedStores(o); err != nil {
 		return nil, err
@@ -231,6 +250,17 @@ func (f *Flags) reporter() (mcpkit.ErrorReporter, error) {
 		return nil, nil
 	}
 	return f.Reporter(mcpkit.Version)
+}
+
+// telemetry makes the OpenTelemetry instrumentation, or nil when none is configured.
+func (f *Flags) telemetry() (Telemetry, error) {
+	if f.Telemetry == nil {
+		if f.otel {
+			return nil, errors.New("--otel (" + FlagEnv["otel"] + "): this server was built without OpenTelemetry; build it with package otelmcp (serve.Flags.Telemetry = otelmcp.FromEnv)")
+		}
+		return nil, nil
+	}
+	return f.Telemetry(f.otel, f.fs.Name(), mcpkit.Version)
 }
 
 // authOptions builds the authorization settings, or nil when none are asked for.

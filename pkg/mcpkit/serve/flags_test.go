@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,3 +181,51 @@ type nopReporter struct{}
 
 func (*nopReporter) ReportPanic(*mcpkit.Request, any, []byte) {}
 func (*nopReporter) ReportError(*mcpkit.Request, error)       {}
+
+// fakeTelemetry records what Serve asks of a telemetry package.
+type fakeTelemetry struct{ instrumented, shut bool }
+
+func (f *fakeTelemetry) Instrument(*mcpkit.Server)           { f.instrumented = true }
+func (f *fakeTelemetry) Handler(h http.Handler) http.Handler { return h }
+func (f *fakeTelemetry) Shutdown(context.Context) error      { f.shut = true; return nil }
+
+// TestOtelFlag: --otel (MCP_OTEL) is refused by a server built without a telemetry
+// package, saying how to build one; with one, it is asked with enabled set and the
+// flag set's name as the service, and Serve instruments the server and shuts the
+// telemetry down.
+func TestOtelFlag(t *testing.T) {
+	clearServeEnv(t)
+	if _, err := parseServeFlags(t, "--otel"); err == nil || !strings.Contains(err.Error(), "built without OpenTelemetry") {
+		t.Fatalf("--otel without a telemetry package: %v", err)
+	}
+	if o, err := parseServeFlags(t); err != nil || o.Telemetry != nil {
+		t.Fatalf("no --otel: %v, %v", o, err)
+	}
+	fs := flag.NewFlagSet("mcp-server-x", flag.ContinueOnError)
+	sf := serve.RegisterFlags(fs)
+	tel := &fakeTelemetry{}
+	var gotEnabled bool
+	var gotService string
+	sf.Telemetry = func(enabled bool, service, version string) (serve.Telemetry, error) {
+		gotEnabled, gotService = enabled, service
+		return tel, nil
+	}
+	t.Setenv("MCP_OTEL", "true")
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := sf.Options()
+	if err != nil || o.Telemetry != tel || !gotEnabled || gotService != "mcp-server-x" {
+		t.Fatalf("MCP_OTEL=true: telemetry %v, err %v, enabled %v, service %q", o.Telemetry, err, gotEnabled, gotService)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := mcpkit.NewServer(mcpkit.Implementation{Name: "x", Version: "1"}, &mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	o.Stdin, o.Stdout = strings.NewReader(""), io.Discard
+	if err := serve.Serve(ctx, s, o); err != nil {
+		t.Fatal(err)
+	}
+	if !tel.instrumented || !tel.shut {
+		t.Errorf("Serve: instrumented %v, shut down %v; want both", tel.instrumented, tel.shut)
+	}
+}

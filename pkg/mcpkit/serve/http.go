@@ -46,7 +46,11 @@ func HTTPService(s *mcpkit.Server, o *Options) (http.Handler, error) {
 			mux.Handle(p, md)
 		}
 	}
-	mux.Handle(opts.Path, s.HTTPHandler(&opts.HTTP))
+	var endpoint http.Handler = s.HTTPHandler(&opts.HTTP)
+	if opts.Telemetry != nil {
+		endpoint = opts.Telemetry.Handler(endpoint) // the traceparent header, for requests without one in _meta
+	}
+	mux.Handle(opts.Path, endpoint)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = io.WriteString(w, "ok\n")

@@ -5,15 +5,17 @@
 // authorization, limits, timeouts, the shared state key); [EnvFlags] binds a
 // server's own flags to environment variables the same way.
 //
-// JWT verification and Sentry reporting are opt-in, so that a server without them
-// links neither library: main sets [Flags.JWT] (package auth/jwt) and
-// [Flags.Reporter] (package sentryreport).
+// JWT verification, Sentry reporting and OpenTelemetry are opt-in, so that a server
+// without them links none of those libraries: main sets [Flags.JWT] (package
+// auth/jwt), [Flags.Reporter] (package sentryreport) and [Flags.Telemetry] (package
+// otelmcp).
 package serve
 
 import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -74,6 +76,19 @@ type Options struct {
 	// ReplayGuard, when set, replaces ServerOptions.ReplayGuard: a guard every
 	// instance shares (see [Flags.TaskStore] and --replay-store).
 	ReplayGuard mcpkit.ReplayGuard
+	// Telemetry, when set, traces and measures every request (see [Flags.Telemetry]).
+	Telemetry Telemetry
+}
+
+// Telemetry is what Serve needs of a telemetry package (package otelmcp implements
+// it with OpenTelemetry), so that this package links no telemetry library.
+type Telemetry interface {
+	// Instrument makes the server report its requests, notifications and sessions.
+	Instrument(s *mcpkit.Server)
+	// Handler wraps the HTTP endpoint (to read the traceparent header).
+	Handler(next http.Handler) http.Handler
+	// Shutdown exports what is pending, within ctx.
+	Shutdown(ctx context.Context) error
 }
 
 // Serve runs the server until ctx ends, SIGINT or SIGTERM arrives, or (on stdio) the
@@ -87,6 +102,13 @@ func Serve(ctx context.Context, s *mcpkit.Server, opts *Options) error {
 		return err
 	}
 	tuneGC(os.Getenv)
+	if o.Telemetry != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = o.Telemetry.Shutdown(ctx) // export what is queued; an unreachable collector costs at most this wait
+		}()
+	}
 	if f, ok := s.ErrorReporter().(interface{ Flush(time.Duration) bool }); ok {
 		defer f.Flush(2 * time.Second) // send what was reported before the process exits
 	}
@@ -102,6 +124,7 @@ func Serve(ctx context.Context, s *mcpkit.Server, opts *Options) error {
 			out = os.Stdout
 		}
 		s.Logger().Info("serving MCP on stdio", "server", s.Info().Name, "version", s.Info().Version)
+		firstContact(s, in)
 		return s.ServeStdio(ctx, in, out)
 	}
 	return serveHTTP(ctx, s, o)
@@ -130,6 +153,9 @@ func apply(s *mcpkit.Server, o *Options) error {
 	}
 	if o.ErrorReporter != nil {
 		s.SetErrorReporter(o.ErrorReporter)
+	}
+	if o.Telemetry != nil {
+		o.Telemetry.Instrument(s)
 	}
 	if o.Audit {
 		s.Observe(mcpkit.Audit(s.Logger()))

@@ -38,6 +38,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -403,6 +404,34 @@ func Transient(err error) bool {
 	return errors.As(err, &oe)
 }
 
+// proxyError reports whether err came from connecting through an HTTP proxy (the
+// dial to the proxy, or its refusal of CONNECT): net/http marks both as a
+// *net.OpError with Op "proxyconnect".
+func proxyError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "proxyconnect"
+}
+
+// proxySet names the proxy variable set in this process's environment, the one
+// net/http takes the proxy from (HTTPS_PROXY for the https upstreams here), or "".
+func proxySet() string {
+	for _, v := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+		if os.Getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// proxyVariable is proxySet, or HTTPS_PROXY when none is set (a proxy given
+// another way).
+func proxyVariable() string {
+	if v := proxySet(); v != "" {
+		return v
+	}
+	return "HTTPS_PROXY"
+}
+
 func certError(err error) bool {
 	var (
 		cv *tls.CertificateVerificationError
@@ -509,6 +538,12 @@ func NetworkError(upstream, setting string, err error) *Error {
 	switch {
 	case errors.Is(err, ErrTooLarge):
 		e.Problem, e.Next = "sent an answer too large to read", "narrow the request"
+	case proxyError(err):
+		// The proxy, not upstream, refused or failed: the setting to check is the
+		// proxy variable, not the upstream's address.
+		v := proxyVariable()
+		e.Problem = "could not be reached through the proxy " + v + " names"
+		e.Next = "check " + v + " (the proxy refused the connection or could not be reached), or list the host in NO_PROXY to go direct"
 	case errors.As(err, &dns):
 		e.Problem, e.Next = "could not be found: its host name does not resolve", "check "+setting+" and this machine's DNS"
 	case certError(err):
@@ -522,6 +557,13 @@ func NetworkError(upstream, setting string, err error) *Error {
 		e.Problem, e.Next = "cut its answer short", retry
 	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
 		e.Problem, e.Next = "closed the connection before answering", retry
+	case proxySet() != "":
+		// A proxy's refusal of CONNECT comes back from net/http as the bare status
+		// text ("Forbidden"), unmarked: with a proxy configured it is the first
+		// suspect.
+		v := proxySet()
+		e.Problem = "could not be reached through the proxy " + v + " names"
+		e.Next = "check " + v + " (the proxy may refuse this host; list the host in NO_PROXY to go direct), then " + setting
 	default:
 		e.Problem, e.Next = "could not be reached", "check "+setting+" and the network, then try again"
 	}

@@ -49,7 +49,10 @@ type Sink interface {
 }
 
 // handler serves the endpoints over one Sink.
-type handler struct{ Sink }
+type handler struct {
+	Sink
+	refusals *refusalLog // warn lines for refused envelopes, rate-limited
+}
 
 // Handler returns the HTTP handler Sentry SDKs send events to when their DSN
 // points at this server (http://KEY@HOST:PORT/PROJECT):
@@ -69,7 +72,7 @@ type handler struct{ Sink }
 // application/x-sentry-envelope, some nothing at all). Envelope items other than events (transactions, sessions,
 // attachments, client reports, and types this server does not know) are skipped.
 func Handler(sink Sink) http.Handler {
-	s := handler{sink}
+	s := handler{Sink: sink, refusals: &refusalLog{}}
 	mux := http.NewServeMux()
 	envelope := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointEnvelope) }
 	store := func(w http.ResponseWriter, r *http.Request) { s.serveIngest(w, r, endpointStore) }
@@ -124,7 +127,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST, OPTIONS")
-		ingestError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: SDKs POST events here")
+		s.reject(w, r.PathValue("project"), http.StatusMethodNotAllowed, "method "+r.Method+" not allowed: SDKs POST events here")
 		return
 	}
 	project := r.PathValue("project")
@@ -132,7 +135,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 		project = SpotlightProject
 	}
 	if !projectPattern.MatchString(project) {
-		ingestError(w, http.StatusBadRequest, "the project in the URL is not a project id: use the number at the end of the DSN")
+		s.reject(w, project, http.StatusBadRequest, "the project in the URL is not a project id: use the number at the end of the DSN")
 		return
 	}
 	key, hasKey := requestKey(r)
@@ -216,6 +219,7 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 	if len(events) > 0 {
 		id = events[0].ID
 	}
+	s.Logger().Debug("ingest: accepted", "project", project, "events", len(events))
 	w.Header().Set("Content-Type", "application/json")
 	if id == "" {
 		io.WriteString(w, "{}")
@@ -226,8 +230,10 @@ func (s handler) serveIngest(w http.ResponseWriter, r *http.Request, endpoint in
 
 const missingKeyDetail = "no DSN public key: send X-Sentry-Auth: Sentry sentry_key=<key> (SDKs do this), the sentry_key query parameter, or the dsn in the envelope header"
 
+// reject answers an envelope the collector refuses and logs why at warn (see
+// refusalLog): "why don't my events arrive" is then answered by the log.
 func (s handler) reject(w http.ResponseWriter, project string, status int, detail string) {
-	s.Logger().Debug("ingest: refused", "project", project, "status", status, "detail", detail)
+	s.refusals.warn(s.Logger(), s.Now(), project, status, detail)
 	ingestError(w, status, detail)
 }
 

@@ -151,7 +151,11 @@ func (f *flags) backendKind(fs *flag.FlagSet, token string) (string, error) {
 			}
 		}
 		if len(wrong) > 0 {
-			return "", fmt.Errorf("%s apply to --backend local only; the sentry backend reads the Sentry API", strings.Join(wrong, ", "))
+			why := "SENTRY_AUTH_TOKEN is set, which selects the sentry backend"
+			if f.backend != "" {
+				why = "the sentry backend reads the Sentry API"
+			}
+			return "", fmt.Errorf("%s apply to --backend local only; %s: add --backend local (or unset SENTRY_AUTH_TOKEN) to run the local collector", strings.Join(wrong, ", "), why)
 		}
 		if token == "" {
 			return "", errors.New("--backend sentry needs SENTRY_AUTH_TOKEN: create an auth token with the scopes org:read, project:read and event:read in Sentry (Settings > Auth Tokens) and set it in the server's environment, or use --backend local")

@@ -82,6 +82,8 @@ func TestBadConfiguration(t *testing.T) {
 		{[]string{"--in-app", " , "}, nil, "give a module or path prefix"},
 		{[]string{"--ingest-only", "--http", "127.0.0.1:0"}, nil, "--ingest-only runs the collector, which serves no MCP"},
 		{[]string{"--spotlight", "127.0.0.1:8969"}, map[string]string{"SENTRY_AUTH_TOKEN": token}, "--spotlight apply to --backend local only"},
+		// With SENTRY_AUTH_TOKEN exported, a collector flag names the fix (issue #25).
+		{[]string{"--ingest-only"}, map[string]string{"SENTRY_AUTH_TOKEN": token}, "SENTRY_AUTH_TOKEN is set, which selects the sentry backend: add --backend local"},
 	}
 	for _, tt := range tests {
 		environ := map[string]string{"HOME": t.TempDir()}

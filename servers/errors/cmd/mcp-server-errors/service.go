@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 )
@@ -26,7 +27,35 @@ const (
 
 // serviceFlags are the settings carried into the service's command line when they
 // differ from their defaults (given as flags or through their environment variables).
-var serviceFlags = []string{"data", "ingest", "dsn-key", "max-bytes", "max-age", "spotlight", "page"}
+var serviceFlags = []string{"data", "ingest", "dsn-key", "max-bytes", "max-age", "code-mapping", "in-app", "spotlight", "page"}
+
+// serviceAccepts are the flags --install-service takes besides serviceFlags: itself,
+// and the two that say what it installs anyway.
+var serviceAccepts = []string{"install-service", "ingest-only", "backend"}
+
+// uncarried lists the flags given on the command line that the service would not
+// carry (the standard serve flags such as --http: the collector serves no MCP), so
+// --install-service refuses them instead of writing a unit that silently drops them.
+func uncarried(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(fl *flag.Flag) {
+		if !slices.Contains(serviceFlags, fl.Name) && !slices.Contains(serviceAccepts, fl.Name) {
+			out = append(out, "--"+fl.Name)
+		}
+	})
+	return out
+}
+
+// goRunBinary reports whether exe is a temporary binary `go run` built in the Go
+// build cache's scratch directory (…/go-build…/exe/…), deleted when it exits: a
+// service that runs it would fail at its next start.
+func goRunBinary(exe string) bool {
+	dir := filepath.ToSlash(filepath.Dir(exe))
+	return strings.Contains(dir, "/go-build") && strings.HasSuffix(dir, "/exe")
+}
+
+// installHint is how to get a binary a service can run.
+const installHint = "install one first, then run it with --install-service: `go install github.com/mcpkit/reference/servers/errors/cmd/mcp-server-errors@latest` (it goes to $(go env GOPATH)/bin), or `make build` in the repository (bin/mcp-server-errors)"
 
 // serviceArgs is the collector's command line: this binary, --ingest-only and the
 // local settings that differ from their defaults (the data directory made absolute).
@@ -122,6 +151,17 @@ func installService(fs *flag.FlagSet, getenv func(string) string, goos string, s
 	}
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
+	}
+	return installServiceFor(fs, getenv, goos, stdout, exe)
+}
+
+// installServiceFor is installService for the binary at exe.
+func installServiceFor(fs *flag.FlagSet, getenv func(string) string, goos string, stdout io.Writer, exe string) error {
+	if goRunBinary(exe) {
+		return fmt.Errorf("--install-service: this binary (%s) is the temporary one `go run` built, deleted when it exits, so a service could not start it: %s", exe, installHint)
+	}
+	if bad := uncarried(fs); len(bad) > 0 {
+		return fmt.Errorf("--install-service cannot carry %s into the collector's service, which takes only the collector's own settings (--%s): leave them out", strings.Join(bad, ", "), strings.Join(serviceFlags, ", --"))
 	}
 	args, err := serviceArgs(fs, exe)
 	if err != nil {

@@ -81,13 +81,18 @@ func TestServiceFiles(t *testing.T) {
 	home := t.TempDir()
 	data := filepath.Join(t.TempDir(), "my events 100%")
 	environ := map[string]string{"HOME": home, "ERRORS_MAX_AGE": "2w", "ERRORS_PAGE": "false"}
-	fs := parseServiceFlags(t, []string{"--install-service", "--data", data, "--ingest", "127.0.0.1:8971"}, environ)
+	src := t.TempDir()
+	fs := parseServiceFlags(t, []string{"--install-service", "--data", data, "--ingest", "127.0.0.1:8971",
+		"--code-mapping", "example.com/shop/=" + src, "--in-app", "example.com/shop"}, environ)
 	exe, _ := os.Executable()
 	args, err := serviceArgs(fs, exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{exe, "--ingest-only", "--data", data, "--ingest", "127.0.0.1:8971", "--max-age", "2w", "--page=false"}
+	// Every collector setting is carried, code mappings and in-app prefixes too (issue
+	// #25: without them a service collector never showed source lines).
+	want := []string{exe, "--ingest-only", "--data", data, "--ingest", "127.0.0.1:8971", "--max-age", "2w",
+		"--code-mapping", "example.com/shop/=" + src, "--in-app", "example.com/shop", "--page=false"}
 	if d := cmp.Diff(want, args); d != "" {
 		t.Fatalf("collector command line (-want +got):\n%s", d)
 	}
@@ -196,5 +201,27 @@ func TestServiceFiles(t *testing.T) {
 
 	if err := installService(fs, env(environ), "plan9", io.Discard); err == nil || !strings.Contains(err.Error(), "--ingest-only") {
 		t.Errorf("install on an unknown system: %v; want an error that says what to run", err)
+	}
+}
+
+// TestInstallServiceRefuses: --install-service refuses what it cannot install
+// faithfully (issue #25): the temporary binary of `go run` (named, with the command
+// that installs one), and flags the service would drop, such as --http.
+func TestInstallServiceRefuses(t *testing.T) {
+	home := t.TempDir()
+	environ := map[string]string{"HOME": home}
+	fs := parseServiceFlags(t, []string{"--install-service"}, environ)
+	goRun := filepath.Join(os.TempDir(), "go-build2716413/b001/exe/mcp-server-errors")
+	err := installServiceFor(fs, env(environ), "linux", io.Discard, goRun)
+	if err == nil || !strings.Contains(err.Error(), "go install github.com/mcpkit/reference/servers/errors/cmd/mcp-server-errors@") || !strings.Contains(err.Error(), "make build") {
+		t.Errorf("a go run binary: %v; want a refusal naming go install and make build", err)
+	}
+	fs = parseServiceFlags(t, []string{"--install-service", "--http", "127.0.0.1:8080"}, environ)
+	err = installServiceFor(fs, env(environ), "linux", io.Discard, "/usr/local/bin/mcp-server-errors")
+	if err == nil || !strings.Contains(err.Error(), "cannot carry --http") {
+		t.Errorf("--http with --install-service: %v; want a refusal naming --http", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, ".config", "systemd", "user")); len(entries) != 0 {
+		t.Errorf("a refused install wrote %v", entries)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
@@ -71,6 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	allowWrites := fs.Bool("allow-writes", false, "register the write tools write_file, edit_file, create_directory, move_file, copy_file, delete_file and delete_directory, and remove stale temporary files of interrupted writes at start (env "+envAllowWrites+"=1)")
 	noConfirm := fs.Bool("no-confirm", false, "with --allow-writes, replace, edit, overwrite and delete files without asking the user: for unattended agents whose host already confirms each call (env "+envNoConfirm+"=1)")

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
@@ -59,6 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	host := fs.String("gh-host", "", "GitHub Enterprise host name or URL (env GITHUB_HOST; default github.com)")
 	repos := fs.String("repos", "", "only these repositories: owner/name,owner/* (env GITHUB_REPOS; default all the token can see)")
@@ -109,9 +112,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	token := github.TokenFromEnv(getenv)
-	backend, err := github.NewBackend(github.BackendConfig{
-		Token: token, Host: *host, Repos: allow, Lockdown: *lockdown, Logger: logger,
-	})
+	bc := github.BackendConfig{Token: token, Host: *host, Repos: allow, Lockdown: *lockdown, Logger: logger}
+	if opts.Telemetry != nil { // a client span per GitHub API call, under the tool call's span
+		hc, err := otelmcp.HTTPClientFromEnv(getenv, github.Route)
+		if err != nil {
+			return err
+		}
+		bc.Transport, bc.Trace = hc.Attempts(http.DefaultTransport.(*http.Transport).Clone()), hc.Wrap
+	}
+	backend, err := github.NewBackend(bc)
 	if err != nil {
 		return err
 	}

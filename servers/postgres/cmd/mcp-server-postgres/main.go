@@ -13,12 +13,16 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/mcpkit/reference/pkg/mcpkit"
 	"github.com/mcpkit/reference/pkg/mcpkit/auth/jwt"
+	"github.com/mcpkit/reference/pkg/mcpkit/otelmcp"
 	"github.com/mcpkit/reference/pkg/mcpkit/sentryreport"
 	"github.com/mcpkit/reference/pkg/mcpkit/serve"
 	"github.com/mcpkit/reference/pkg/mcpkit/taskstore/redisstore"
 	"github.com/mcpkit/reference/servers/postgres"
+	"github.com/mcpkit/reference/servers/postgres/pgotel"
 
 	// CA roots for TLS (GitHub, Sentry, PostgreSQL with sslmode, SENTRY_DSN over https)
 	// when the system has none: the release images hold only the binary.
@@ -67,6 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sf := serve.RegisterFlags(fs)
 	sf.JWT = jwt.FromIssuer
 	sf.Reporter = sentryreport.FromEnv
+	sf.Telemetry = otelmcp.FromEnv    // --otel or OTEL_EXPORTER_OTLP_ENDPOINT: spans and metrics over OTLP
 	sf.TaskStore = redisstore.FromURL // --task-store redis://… (MCP_TASK_STORE): tasks shared by every instance
 	env := func(name string) string { return " (env " + flagEnv[name] + ")" }
 	allowWrites := fs.Bool("allow-writes", false, "register the execute tool for INSERT, UPDATE, DELETE and DDL; the user confirms each statement"+env("allow-writes"))
@@ -139,9 +144,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if len(entries) > 1 {
 			what = append(what, "name", e.name)
 		}
-		db, startup, err := postgres.Start(ctx, e.url, postgres.Options{
-			StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns),
-		}, postgres.StartConfig{
+		pgOpts := postgres.Options{StatementTimeout: *timeout, MaxRows: *maxRows, MaxBytes: *maxBytes, MaxConns: int32(*maxConns)}
+		if opts.Telemetry != nil {
+			pgOpts.Tracer = pgotel.New(otel.GetTracerProvider()) // a span per statement under the tool call's
+		}
+		db, startup, err := postgres.Start(ctx, e.url, pgOpts, postgres.StartConfig{
 			Policy: postgres.RolePolicy{AllowWrites: *allowWrites, AllowSuperuser: *allowSuperuser},
 			Checked: func(access *postgres.WriteAccess, warnings []string, err error) {
 				var refused *postgres.RefusedError
