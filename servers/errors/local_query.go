@@ -26,7 +26,7 @@ import (
 //	is:resolved is:ignored ...  no local issue
 //	level: environment: release: server_name: transaction: url: handled: mechanism:
 //	os.name: runtime.name: browser.name: user: and any SDK tag   tags
-//	user.id: user.email: user.username: user.ip:                 the user tag
+//	user.id: user.email: user.username: user.ip:                 the user's fields
 //	error.type: error.value:    the issue's exception type and value
 //	error.handled:true|false  error.unhandled:true|false
 //	stack.filename: stack.function: stack.module:               a frame of the
@@ -56,6 +56,7 @@ const (
 	termCount
 	termTime
 	termStack
+	termUser
 )
 
 type queryTerm struct {
@@ -69,6 +70,7 @@ type queryTerm struct {
 	op       string   // termCount, termTime
 	num      int64
 	when     time.Time
+	user     string // termUser: the field of the user (id, email, username, ip)
 }
 
 // isValues maps is: values to whether a local issue has that status.
@@ -196,11 +198,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 		t.kind, t.key = termTag, "handled"
 		t.patterns, t.exact = tagMatchers([]string{map[bool]string{true: "yes", false: "no"}[b]})
 	case "user.id", "user.email", "user.username", "user.ip":
-		prefix := strings.TrimPrefix(key, "user.") + ":"
-		for i := range values {
-			values[i] = prefix + values[i]
-		}
-		t.kind, t.key = termTag, "user"
+		t.kind, t.key, t.user = termUser, "user", strings.TrimPrefix(key, "user.")
 		t.patterns, t.exact = tagMatchers(values)
 	case "project":
 		t.kind = termProject
@@ -363,6 +361,8 @@ func (t *queryTerm) sql() (string, []any) {
 		}
 		cond = "(i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND " + match("value") + ") OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ? AND " + match("j.value") + "))"
 		args = append(append(append(append(args, t.key), margs...), t.key), margs...)
+	case termUser:
+		cond, args = t.userSQL()
 	case termField:
 		col := "i.type"
 		if t.key == "error.value" {
