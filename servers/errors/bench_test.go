@@ -263,6 +263,9 @@ func benchStoreDir(b *testing.B) string {
 	if testing.Short() {
 		b.Skip("the bench store of a million events is not built under -short")
 	}
+	if dir := os.Getenv("ERRORS_BENCH_STORE"); dir != "" {
+		return dir // a bench store built before (and kept: TestMain removes only its own)
+	}
 	benchStore.once.Do(func() {
 		dir, err := os.MkdirTemp("", "errors-bench-store-")
 		if err != nil {
@@ -338,6 +341,35 @@ var searchBenchCases = []struct {
 	{"tag_negation_window", backend.SearchIssuesInput{Query: "!region:eu tenant:t7", StatsPeriod: "24h", Sort: "user"}},
 	{"window_6h", backend.SearchIssuesInput{StatsPeriod: "6h", Sort: "freq"}},
 	{"page_3", backend.SearchIssuesInput{Sort: "new", Limit: 100}},
+	{"stack_function", backend.SearchIssuesInput{Query: "stack.function:handler4*", StatsPeriod: "24h"}},
+}
+
+// BenchmarkGetIssueTimeline measures get_issue, its tag summary and its timeline
+// (hourly and daily counts), on the bench store's most frequent issue, opened to read
+// as beside a collector.
+func BenchmarkGetIssueTimeline(b *testing.B) {
+	dir := benchStoreDir(b)
+	store, err := OpenLocal(LocalConfig{DataDir: dir, ReadOnly: true, Logger: quietLogger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	top, err := store.SearchIssues(ctx, backend.SearchIssuesInput{Sort: "freq", Limit: 1})
+	if err != nil || len(top.Issues) != 1 {
+		b.Fatalf("the most frequent issue: %+v, %v", top, err)
+	}
+	in := backend.GetIssueInput{IssueID: top.Issues[0].ID}
+	d, err := store.GetIssue(ctx, in)
+	if err != nil || d.Timeline == nil || d.Timeline.Hours == nil {
+		b.Fatalf("get_issue: %+v, %v", d, err)
+	}
+	b.ReportAllocs()
+	reportP50(b, func() {
+		if _, err := store.GetIssue(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkSearchIssues measures search_issues over the bench store (1,000,000

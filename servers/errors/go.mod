@@ -3,6 +3,7 @@ module github.com/mcpkit/reference/servers/errors
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/getsentry/sentry-go v0.46.2
 	github.com/google/go-cmp v0.7.0
 	github.com/invopop/jsonschema v0.14.0

@@ -68,7 +68,7 @@ func TestIngestRefusesBadInputAndKeepsTheStore(t *testing.T) {
 		{name: "50 MiB body", url: envURL, body: big, wantStatus: 413, wantDetail: "over the"},
 		{name: "50 MiB body without Content-Length", url: envURL, body: big, chunked: true, wantStatus: 413, wantDetail: "over the"},
 		{name: "gzip bomb", url: envURL, body: bomb, hdr: map[string]string{"Content-Encoding": "gzip"}, wantStatus: 413, wantDetail: "decompressed body"},
-		{name: "unsupported encoding", url: envURL, body: []byte("x"), hdr: map[string]string{"Content-Encoding": "br"}, wantStatus: 415, wantDetail: "not supported"},
+		{name: "unsupported encoding", url: envURL, body: []byte("x"), hdr: map[string]string{"Content-Encoding": "zstd"}, wantStatus: 415, wantDetail: "not supported"},
 		{name: "bad project", url: srv.URL + "/api/a.b/envelope/", body: []byte("{}\n"), wantStatus: 400, wantDetail: "project"},
 		{name: "unknown path", url: srv.URL + "/api/42/minidump/", body: []byte("{}\n"), wantStatus: 404, wantDetail: "envelope"},
 	}

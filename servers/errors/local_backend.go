@@ -165,6 +165,8 @@ func (s *LocalStore) SearchIssues(ctx context.Context, in backend.SearchIssuesIn
 		return nil, err
 	}
 	wq, args := windowSQL(win.Start, win.End)
+	usersSQL, userArgs := windowUsersSQL(win.Start, win.End)
+	args = append(args, userArgs...)
 	conds := []string{"1"}
 	for i := range terms {
 		c, a := terms[i].sql()
@@ -173,9 +175,8 @@ func (s *LocalStore) SearchIssues(ctx context.Context, in backend.SearchIssuesIn
 	}
 	q := `WITH w AS MATERIALIZED (` + wq + `)
 SELECT i.id, i.short_id, i.title, i.culprit, i.type, i.value, i.level, i.project, i.platform, i.first_seen, i.last_seen, w.cnt,
-	coalesce(u.uniq, 0) + ` + pendingUsersSQL + ` AS users, count(*) OVER () AS total
+	` + usersSQL + ` AS users, count(*) OVER () AS total
 FROM w JOIN issues i ON i.n = w.issue
-LEFT JOIN issue_tag_keys u ON u.issue = i.n AND u.key = 'user'
 WHERE ` + strings.Join(conds, " AND ") + `
 ORDER BY ` + searchOrder[order] + `, i.id
 LIMIT ? OFFSET ?`
@@ -206,12 +207,25 @@ LIMIT ? OFFSET ?`
 	return out, nil
 }
 
-// pendingUsersSQL counts the users of issue i's events not counted yet (another
-// process writes: see pendingTags) that the counted ones do not have. +e.issue: the
-// few events past tags_through are read by their rowid.
-const pendingUsersSQL = `(SELECT count(DISTINCT j.value) FROM events e, json_each(e.tags) j
-	WHERE e.n > ` + tagsThroughSQL + ` AND +e.issue = i.n AND j.key = 'user'
-	AND NOT EXISTS (SELECT 1 FROM issue_tags t WHERE t.issue = i.n AND t.key = 'user' AND t.value = j.value))`
+// windowUsersSQL counts the users of issue i with an event in [start, end], the
+// window its events are counted over, so that "3 events, 4 users" cannot happen (as
+// Sentry counts both). A counted user (issue_tags) is in the window when its first or
+// last event is; only a user seen both before and after the window needs a look at
+// the issue's events in it. Users of events not counted yet (another process writes:
+// see pendingTags) are added by the UNION, which keeps each user once; +e.issue and
+// +e.ts: the few events past tags_through are read by their rowid (an index on the
+// window's times would read every event in it, for every issue). Users past the per-issue
+// value cap are not counted, as in get_issue.
+func windowUsersSQL(start, end time.Time) (string, []any) {
+	from, to := start.UnixNano(), end.UnixNano()+1 // [from, to), as windowSQL
+	return `(SELECT count(*) FROM (
+	SELECT t.value FROM issue_tags t WHERE t.issue = i.n AND t.key = 'user' AND t.first_seen < ? AND t.last_seen >= ?
+		AND (t.first_seen >= ? OR t.last_seen < ?
+			OR EXISTS (SELECT 1 FROM events e WHERE e.issue = i.n AND e.ts >= ? AND e.ts < ? AND e.user = t.value))
+	UNION
+	SELECT j.value FROM events e, json_each(e.tags) j
+		WHERE e.n > ` + tagsThroughSQL + ` AND +e.issue = i.n AND j.key = 'user' AND +e.ts >= ? AND +e.ts < ?))`, []any{to, from, from, to, from, to, from, to}
+}
 
 // issueRow is an issue as the queries read it.
 type issueRow struct {
@@ -470,8 +484,52 @@ func (s *LocalStore) GetIssue(ctx context.Context, in backend.GetIssueInput) (*b
 		}
 		out.Tags = append(out.Tags, sum)
 	}
+	if out.Timeline, err = s.timeline(ctx, is.n, nsTime(is.firstSeen)); err != nil {
+		return nil, queryFailed("get issue", err)
+	}
 	v.Finish(&out.Truncation)
 	return out, nil
+}
+
+// timeline reads an issue's hourly and daily counts for get_issue's timeline: one
+// primary-key lookup per bucket (span, bucket, issue), 54 in all, however many events
+// or issues the store holds.
+func (s *LocalStore) timeline(ctx context.Context, issue int64, firstSeen time.Time) (*backend.Timeline, error) {
+	now := s.now()
+	h0, d0 := backend.TimelineBuckets(now)
+	var args []any
+	list := func(span int64, first time.Time, n int) string {
+		args = append(args, span)
+		b := first.Unix() / span
+		for i := range n {
+			args = append(args, b+int64(i))
+		}
+		args = append(args, issue)
+		return `SELECT span, bucket, n FROM issue_counts WHERE span = ? AND bucket IN (` + placeholders(n) + `) AND issue = ?`
+	}
+	q := list(spanHour, h0, backend.TimelineHours) + ` UNION ALL ` + list(spanDay, d0, backend.TimelineDays)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hours, days []backend.Point
+	for rows.Next() {
+		var span, bucket, n int64
+		if err := rows.Scan(&span, &bucket, &n); err != nil {
+			return nil, err
+		}
+		p := backend.Point{At: time.Unix(bucket*span, 0).UTC(), N: n}
+		if span == spanHour {
+			hours = append(hours, p)
+		} else {
+			days = append(days, p)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return backend.MakeTimeline(now, firstSeen, hours, days), nil
 }
 
 type tagValueRow struct {

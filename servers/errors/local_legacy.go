@@ -75,6 +75,9 @@ func (s *LocalStore) importLegacy() error {
 	if err != nil {
 		return err
 	}
+	if err := s.markImporting(true); err != nil {
+		return err
+	}
 	slices.Sort(names)
 	var imported, unreadable int
 	var batch []*preparedEvent
@@ -124,6 +127,9 @@ func (s *LocalStore) importLegacy() error {
 	}
 	if err := flush(); err != nil {
 		return fmt.Errorf("import the earlier version's events: %w", err)
+	}
+	if err := s.markImporting(false); err != nil {
+		return err
 	}
 	if b, err := os.ReadFile(filepath.Join(s.cfg.DataDir, legacyRetention)); err == nil {
 		var st struct {

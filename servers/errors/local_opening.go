@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/mcpkit/reference/servers/errors/backend"
 )
@@ -39,9 +40,12 @@ func (l *IngestLock) Release() {
 // background, so that the server answers discovery, initialize and tools/list at
 // once): every call waits until it has opened, then goes to the store, or fails with
 // the reason it did not open.
+//
+// It is also how an MCP server swaps in the store it opened again after the one it
+// ingested into was deleted or replaced under it (Reopened).
 type OpeningStore struct {
 	done  chan struct{}
-	store *LocalStore
+	store atomic.Pointer[LocalStore]
 	err   error
 }
 
@@ -52,9 +56,15 @@ func NewOpeningStore() *OpeningStore { return &OpeningStore{done: make(chan stru
 
 // Opened records the outcome of opening the store and releases the calls waiting.
 func (o *OpeningStore) Opened(s *LocalStore, err error) {
-	o.store, o.err = s, err
+	o.store.Store(s)
+	o.err = err
 	close(o.done)
 }
+
+// Reopened sends every call from now on to s, a store opened again on the data
+// directory (after the store opened first has). A call already running finishes on
+// the store it started with.
+func (o *OpeningStore) Reopened(s *LocalStore) { o.store.Store(s) }
 
 // Wait waits until the store has opened (or ctx ends) and returns it.
 func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
@@ -66,7 +76,7 @@ func (o *OpeningStore) Wait(ctx context.Context) (*LocalStore, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("the local store could not be opened: %w", o.err)
 	}
-	return o.store, nil
+	return o.store.Load(), nil
 }
 
 // ListProjects waits for the store, then lists its projects.

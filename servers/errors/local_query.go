@@ -26,9 +26,12 @@ import (
 //	is:resolved is:ignored ...  no local issue
 //	level: environment: release: server_name: transaction: url: handled: mechanism:
 //	os.name: runtime.name: browser.name: user: and any SDK tag   tags
-//	user.id: user.email: user.username: user.ip:                 the user tag
+//	user.id: user.email: user.username: user.ip:                 the user's fields
 //	error.type: error.value:    the issue's exception type and value
 //	error.handled:true|false  error.unhandled:true|false
+//	stack.filename: stack.function: stack.module:               a frame of the
+//	                            issue's latest event (a file name also matches the
+//	                            path's last elements: payment.go matches shop/payment.go)
 //	message: title:             free text
 //	project:ID                  the project id from the DSN
 //	times_seen:>10 (also <, >=, <=, =)                      stored events
@@ -52,6 +55,8 @@ const (
 	termProject
 	termCount
 	termTime
+	termStack
+	termUser
 )
 
 type queryTerm struct {
@@ -65,6 +70,7 @@ type queryTerm struct {
 	op       string   // termCount, termTime
 	num      int64
 	when     time.Time
+	user     string // termUser: the field of the user (id, email, username, ip)
 }
 
 // isValues maps is: values to whether a local issue has that status.
@@ -178,6 +184,9 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 	case "error.type", "error.value":
 		t.kind = termField
 		t.patterns = globs(values)
+	case "stack.filename", "stack.function", "stack.module":
+		t.kind, t.key = termStack, strings.TrimPrefix(key, "stack.")
+		t.patterns = globs(values)
 	case "error.handled", "error.unhandled":
 		b, err := strconv.ParseBool(values[0])
 		if err != nil {
@@ -189,11 +198,7 @@ func parseTerm(tok string, now time.Time) (queryTerm, error) {
 		t.kind, t.key = termTag, "handled"
 		t.patterns, t.exact = tagMatchers([]string{map[bool]string{true: "yes", false: "no"}[b]})
 	case "user.id", "user.email", "user.username", "user.ip":
-		prefix := strings.TrimPrefix(key, "user.") + ":"
-		for i := range values {
-			values[i] = prefix + values[i]
-		}
-		t.kind, t.key = termTag, "user"
+		t.kind, t.key, t.user = termUser, "user", strings.TrimPrefix(key, "user.")
 		t.patterns, t.exact = tagMatchers(values)
 	case "project":
 		t.kind = termProject
@@ -356,12 +361,31 @@ func (t *queryTerm) sql() (string, []any) {
 		}
 		cond = "(i.n IN (SELECT issue FROM issue_tags WHERE key = ? AND " + match("value") + ") OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ? AND " + match("j.value") + "))"
 		args = append(append(append(append(args, t.key), margs...), t.key), margs...)
+	case termUser:
+		cond, args = t.userSQL()
 	case termField:
 		col := "i.type"
 		if t.key == "error.value" {
 			col = "i.value"
 		}
 		cond = anyGlob(col)
+	case termStack:
+		// Like error.type, a property of the issue: its latest event's frames (every
+		// event of an issue shares its in-app frames, which group it). One body is
+		// read per issue in the window, not every event.
+		var parts []string
+		for _, p := range t.patterns {
+			switch t.key {
+			case "filename":
+				parts = append(parts, "f.value ->> 'filename' GLOB ?", "f.value ->> 'filename' GLOB ?", "f.value ->> 'absPath' GLOB ?")
+				args = append(args, p, "*/"+p, "*/"+p)
+			default:
+				parts = append(parts, "f.value ->> '"+t.key+"' GLOB ?")
+				args = append(args, p)
+			}
+		}
+		cond = `EXISTS (SELECT 1 FROM events e, json_each(CAST(e.body AS TEXT), '$.exceptions') x, json_each(x.value, '$.frames') f
+			WHERE e.n = (SELECT n FROM events WHERE issue = i.n ORDER BY ts DESC, n DESC LIMIT 1) AND (` + strings.Join(parts, " OR ") + `))`
 	case termHas:
 		cond = "(i.n IN (SELECT issue FROM issue_tag_keys WHERE key = ?) OR i.n IN (SELECT e.issue FROM events e, json_each(e.tags) j WHERE e.n > " + tagsThroughSQL + " AND j.key = ?))"
 		args = append(args, t.key, t.key)

@@ -305,8 +305,8 @@ func (s *LocalStore) retentionStats(ctx context.Context) retentionStats {
 func (s *LocalStore) notice(ctx context.Context) string {
 	st := s.retentionStats(ctx)
 	if st.DroppedEvents == 0 {
-		return ""
+		return s.importingNotice(ctx)
 	}
-	return fmt.Sprintf("%d events were dropped by retention (oldest first; last drop at %s because %s): counts and first-seen times cover the events still stored",
-		st.DroppedEvents, backend.FormatTime(st.LastDrop), st.LastReason)
+	return joinNotices(s.importingNotice(ctx), fmt.Sprintf("%d events were dropped by retention (oldest first; last drop at %s because %s): counts and first-seen times cover the events still stored",
+		st.DroppedEvents, backend.FormatTime(st.LastDrop), st.LastReason))
 }

@@ -69,6 +69,11 @@ type LocalConfig struct {
 	// (LockIngest); the store keeps it and releases it on Close. nil: OpenLocal takes
 	// it (unless ReadOnly).
 	Lock *IngestLock
+	// OnFatal, when set, is called once (on its own goroutine) when the store stops
+	// writing for good: its database file was deleted or replaced under it, so what it
+	// would write goes nowhere the data directory says. A collector exits non-zero
+	// there, so that its service manager starts it again on the directory as it is.
+	OnFatal func(error)
 	// countTagsAfter overrides tagsDelay (tests).
 	countTagsAfter time.Duration
 }
@@ -162,6 +167,12 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		s.releaseLock()
 		return nil, err
 	}
+	checked, err := s.checkIntegrity(context.Background(), integrityCheckAtOpen)
+	if err != nil {
+		s.db.Close()
+		s.releaseLock()
+		return nil, err
+	}
 	if err := s.migrate(); err != nil {
 		s.db.Close()
 		s.releaseLock()
@@ -177,6 +188,9 @@ func OpenLocal(cfg LocalConfig) (*LocalStore, error) {
 		s.db.Close()
 		s.releaseLock()
 		return nil, err
+	}
+	if !checked {
+		s.w.Load().checkInBackground()
 	}
 	var events, issues int64
 	s.db.QueryRow(`SELECT events FROM stats`).Scan(&events)

@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +30,7 @@ const summaryMessageCap = 200
 // counted (redacted by the same rule every view applies).
 type preparedEvent struct {
 	id, issueID, shortID, project           string
+	legacyIssueID                           string // grouping version 1's id, when it differs (grouping_context.go)
 	title, culprit, typ, value, level, plat string
 	message, environment, release, user     string
 	ts, received                            int64
@@ -38,9 +41,11 @@ type preparedEvent struct {
 
 // prepare groups and encodes one event, and decides its event time.
 func (s *LocalStore) prepare(e *event.Event, received time.Time) (*preparedEvent, error) {
+	legacyID := ""
 	if e.IssueID == "" {
 		event.DeriveIssueFields(e)
 		e.IssueID = event.IssueIDFor(e.Project, event.GroupingParts(e))
+		legacyID = event.LegacyIssueID(e)
 	}
 	if e.Received.IsZero() {
 		e.Received = received
@@ -55,7 +60,7 @@ func (s *LocalStore) prepare(e *event.Event, received time.Time) (*preparedEvent
 		return nil, err
 	}
 	p := &preparedEvent{
-		id: e.ID, issueID: e.IssueID, shortID: event.ShortIDFor(e.Project, e.IssueID), project: e.Project,
+		id: e.ID, issueID: e.IssueID, shortID: event.ShortIDFor(e.Project, e.IssueID), project: e.Project, legacyIssueID: legacyID,
 		title: e.Title, culprit: e.Culprit, level: e.Level, plat: e.Platform,
 		ts: e.Timestamp.UnixNano(), received: e.Received.UnixNano(), body: body, traceID: eventTraceID(e),
 	}
@@ -186,6 +191,15 @@ type writer struct {
 	// commits counts the transactions that committed events (the ingest benchmarks
 	// report events per commit: how well group commit batches).
 	commits atomic.Int64
+	// What the writer does when the disk fails (store_faults.go): the file it opened,
+	// when the last write failed, whether it stopped for good, and the logs of
+	// failures retried.
+	file              os.FileInfo
+	failedAt          time.Time
+	final             bool
+	fatalOnce         sync.Once
+	writeLog, tagsLog failLog
+	damaged           atomic.Pointer[error] // found by checkInBackground
 }
 
 // issueState is what the writer needs of an issue row.
@@ -243,6 +257,9 @@ func (w *writer) inTx(ctx context.Context, fn func() error) error {
 		return err
 	}
 	err := fn()
+	if err == nil {
+		err = injectedWriteFault()
+	}
 	if err == nil {
 		_, err = w.exec(ctx, "COMMIT")
 	}
@@ -372,6 +389,7 @@ func newWriter(s *LocalStore) (*writer, error) {
 		conn.Close()
 		return nil, err
 	}
+	w.file, _ = os.Stat(s.path)
 	return w, nil
 }
 
@@ -392,7 +410,21 @@ func (w *writer) submitReq(ctx context.Context, r *ingestReq) error {
 	}
 	// Once queued, the request is committed or failed soon; wait for the answer even if
 	// the client went away, so an acknowledgement is never sent for an unknown state.
-	return <-r.done
+	// A request queued as the store closed, after the writer's last drain (the select
+	// above may pick the send when quit is closed too), is never taken: it is refused
+	// once the writer has exited. (An MCP server closes a store whose database was
+	// replaced while ingest still sends to it: cmd/mcp-server-errors/reopen.go.)
+	select {
+	case err := <-r.done:
+		return err
+	case <-w.done:
+		select {
+		case err := <-r.done:
+			return err
+		default:
+			return errStoreClosed
+		}
+	}
 }
 
 func (w *writer) stop() {
@@ -429,14 +461,16 @@ func (w *writer) run() {
 			tagsTimer = nil
 		}
 		if err := w.flushTags(); err != nil {
-			w.s.logger.Warn("local store: counting tags failed; it is tried again", "error", err.Error())
+			w.tagsLog.failed(w.s.logger, "local store: counting tags failed; it is tried again", err)
+		} else {
+			w.tagsLog.ok(w.s.logger, "local store: counting tags succeeds again")
 		}
 	}
 	for {
 		var tagsC <-chan time.Time
 		if len(w.pending) > 0 {
 			if tagsTimer == nil {
-				tagsTimer = time.NewTimer(w.tagsDelay)
+				tagsTimer = time.NewTimer(w.tagsLog.retryWait(w.tagsDelay))
 			}
 			tagsC = tagsTimer.C
 		}
@@ -494,15 +528,26 @@ func (w *writer) commitBatch(batch []*ingestReq) {
 		events = append(events, r.events...)
 		tel.add(r.tel)
 	}
+	if d := w.damaged.Load(); d != nil && !w.final {
+		w.stopForGood(*d)
+	}
 	err := w.failed
+	if err != nil {
+		err = w.tryWriteAgain()
+	}
 	if err == nil {
 		err = w.write(events, &tel)
 		if err == nil {
-			w.commits.Add(1)
-		}
-		if err != nil && isFatalWriteError(err) {
-			w.failed = err
-			w.s.logger.Error("local store: a write failed; refusing further writes until restart", "error", err.Error())
+			if ferr := w.checkFile(); ferr != nil {
+				w.stopForGood(ferr)
+				err = ferr
+			} else {
+				w.commits.Add(1)
+				w.writeLog.ok(w.s.logger, "local store: writes succeed again; ingest resumed")
+			}
+		} else if isFatalWriteError(err) {
+			w.failed, w.failedAt = err, time.Now()
+			w.writeLog.failed(w.s.logger, "local store: a write failed; ingest answers 503 and writing is tried again", err)
 		}
 	}
 	if err != nil {
@@ -637,6 +682,9 @@ func (w *writer) issueRow(ctx context.Context, p *preparedEvent) (int64, error) 
 	}
 	var n int64
 	err := w.queryRow(ctx, `SELECT n FROM issues WHERE id = ?`, p.issueID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) && p.legacyIssueID != "" {
+		err = w.queryRow(ctx, `SELECT n FROM issues WHERE id = ?`, p.legacyIssueID).Scan(&n)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		err = w.queryRow(ctx, `INSERT INTO issues (id, short_id, project, first_seen, last_seen) VALUES (?, ?, ?, ?, ?) RETURNING n`,
 			p.issueID, p.shortID, p.project, p.ts, p.ts).Scan(&n)

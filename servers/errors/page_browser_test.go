@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,9 @@ func TestPageInBrowser(t *testing.T) {
 	if !strings.Contains(first, "integer divide by zero") || !strings.Contains(first, `<td class="num count">30</td>`) {
 		t.Errorf("the first issue is not the checkout issue with 30 events:\n%s", first)
 	}
+	if !strings.Contains(first, `<td class="trend"><svg class="chart"`) || !strings.Contains(first, `aria-label="30 events, per hour, from `) {
+		t.Errorf("the checkout issue has no trend of its 30 events in the list:\n%s", first)
+	}
 	if !strings.Contains(first, "errors://issues/"+rows[0][1]) {
 		t.Errorf("the checkout issue does not name its MCP resource errors://issues/%s", rows[0][1])
 	}
@@ -192,12 +196,13 @@ func TestPageInBrowser(t *testing.T) {
 		t.Errorf("screenshot %s: %v (size %d)", shot, err, sizeOf(st))
 	}
 	frame := fmt.Sprintf("checkout/payment.go:%d", line)
-	current := regexp.MustCompile(`<span class="line current"><span class="ln">(\d+)</span>([^<]*)</span>`).FindStringSubmatch(issue.dom)
+	current := regexp.MustCompile(`<span class="line current"><span class="ln">(\d+)</span><span class="code">([^<]*)</span></span>`).FindStringSubmatch(issue.dom)
 	for _, c := range []struct {
 		what string
 		ok   bool
 	}{
 		{"the count 30", strings.Contains(issue.dom, `<dd id="issue-count">30</dd>`)},
+		{"a chart of the 30 events per hour", hourChartSum(issue.dom) == 30},
 		{"the frame " + frame, strings.Contains(issue.dom, "example.com/shop/"+frame)},
 		{"the frame's local file", strings.Contains(issue.dom, filepath.Join(shopDir, "checkout", "payment.go")+":"+fmt.Sprint(line))},
 		{"the source line " + code + " as the frame's line", current != nil && current[1] == fmt.Sprint(line) && strings.TrimSpace(current[2]) == code},
@@ -228,7 +233,7 @@ func TestPageInBrowser(t *testing.T) {
 		if strings.Contains(r.dom, "data-pwned") {
 			t.Errorf("%s: a planted script ran", path)
 		}
-		if m := scriptLeft.FindString(r.dom); m != "" {
+		if m := markupLeft(r.dom); m != "" {
 			t.Errorf("%s: %q is in the DOM", path, m)
 		}
 		if strings.Contains(r.dom, "dataset.pwned") {
@@ -245,4 +250,19 @@ func sizeOf(st os.FileInfo) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// hourChartSum adds up the counts of the bars of an issue page's hourly chart (their
+// titles, "2026-05-02 11:00: 2"), or -1 without one.
+func hourChartSum(dom string) int {
+	fig := regexp.MustCompile(`(?s)<figure class="hours">.*?</figure>`).FindString(dom)
+	if fig == "" {
+		return -1
+	}
+	sum := 0
+	for _, m := range regexp.MustCompile(`<rect [^>]*><title>[^<]*: (\d+)</title></rect>`).FindAllStringSubmatch(fig, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	return sum
 }

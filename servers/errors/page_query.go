@@ -69,6 +69,7 @@ type pageIssue struct {
 	Release string // of its latest event
 	URI     string // its MCP resource
 	Link    string
+	Trend   *backend.Series // events per hour over the last 24 hours
 }
 
 type option struct {
@@ -121,11 +122,12 @@ func (p *page) serveList(w http.ResponseWriter, r *http.Request) {
 	default:
 		data.Notice = list.Notice
 		releases := p.latestReleases(ctx, list.Issues)
+		trends := p.trends(ctx, list.Issues)
 		for _, is := range list.Issues {
 			if c := p.culprit(ctx, is.ID); c != "" {
 				is.Culprit = c
 			}
-			data.Issues = append(data.Issues, pageIssue{Issue: is, Release: releases[is.ID], URI: IssueURI(is.ID), Link: "/issues/" + url.PathEscape(is.ID)})
+			data.Issues = append(data.Issues, pageIssue{Issue: is, Release: releases[is.ID], URI: IssueURI(is.ID), Link: "/issues/" + url.PathEscape(is.ID), Trend: trends[is.ID]})
 		}
 		if list.NextCursor != "" {
 			v := f.values()
@@ -180,6 +182,45 @@ func (p *page) filterValues(ctx context.Context) (projects, envs []string) {
 	projects = read(`SELECT DISTINCT project FROM issues ORDER BY project LIMIT 100`)
 	envs = read(`SELECT DISTINCT value FROM issue_tags WHERE key = 'environment' ORDER BY value LIMIT 100`)
 	return projects, envs
+}
+
+// trends reads each listed issue's events per hour over the last 24 hours (the
+// hours of get_issue's timeline) in one query: a primary-key lookup per issue and
+// hour. An issue whose counts cannot be read has no trend drawn.
+func (p *page) trends(ctx context.Context, issues []backend.Issue) map[string]*backend.Series {
+	out := map[string]*backend.Series{}
+	if len(issues) == 0 {
+		return out
+	}
+	first, _ := backend.TimelineBuckets(p.store.now())
+	args := []any{spanHour}
+	b0 := first.Unix() / spanHour
+	for i := range backend.TimelineHours {
+		args = append(args, b0+int64(i))
+	}
+	for _, is := range issues {
+		args = append(args, is.ID)
+		out[is.ID] = &backend.Series{Start: backend.FormatTime(first), Counts: make([]int64, backend.TimelineHours)}
+	}
+	rows, err := p.store.db.QueryContext(ctx, `SELECT i.id, c.bucket, c.n FROM issues i JOIN issue_counts c ON c.span = ? AND c.bucket IN (`+placeholders(backend.TimelineHours)+`) AND c.issue = i.n
+		WHERE i.id IN (`+placeholders(len(issues))+`)`, args...)
+	if err != nil {
+		return map[string]*backend.Series{}
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var bucket, n int64
+		if rows.Scan(&id, &bucket, &n) == nil {
+			if s, i := out[id], bucket-b0; s != nil && i >= 0 && i < int64(len(s.Counts)) {
+				s.Counts[i] = n
+			}
+		}
+	}
+	if rows.Err() != nil {
+		return map[string]*backend.Series{}
+	}
+	return out
 }
 
 // latestReleases reads the release of each issue's latest event, in one query.

@@ -29,7 +29,7 @@ const (
 	descSearchIssues = "Find error issues (events grouped by cause) with Sentry search syntax; start here for questions such as 'what is failing in production since this morning'. " +
 		"Window: statsPeriod, or start (and end). Then call get_issue or get_event with an issue's id."
 
-	descGetIssue = "Get one issue: title, culprit, level, status, event and user counts, first and last seen, and the top values of its tags (environment, release, user, server_name...). " +
+	descGetIssue = "Get one issue: title, culprit, level, status, event and user counts, first and last seen, the top values of its tags (environment, release, user, server_name...), and its events per hour over the last day and per day over the last month (timeline). " +
 		"Use it after search_issues to see what and who is affected; get_event shows the stack trace."
 
 	descGetEvent = "Get one event of an issue with what is needed to debug it: the exception chain (reported exception first, then its causes), stack frames in-app first with their local file path (path) and source lines, breadcrumbs, request, user, tags, release and environment. " +

@@ -237,7 +237,8 @@ func (c *HTTPCache) admit(key string, req *http.Request, resp *http.Response) (_
 
 // incomplete says why body does not decode as what was asked for (problem, detail),
 // or "" when it does. Raw file bytes are taken as they come; a diff or patch must end
-// with a newline (git ends every line of one, so a diff ending mid-line was cut);
+// with a newline (git ends every line of one, so a diff ending mid-line was cut), and
+// a diff's hunks must hold the lines their headers declare (diffCut);
 // JSON must parse.
 func incomplete(req *http.Request, h http.Header, body []byte) (problem, detail string) {
 	accept := strings.ToLower(req.Header.Get("Accept"))
@@ -246,6 +247,11 @@ func incomplete(req *http.Request, h http.Header, body []byte) (problem, detail 
 	case strings.Contains(accept, ".diff") || strings.Contains(accept, ".patch"):
 		if len(body) > 0 && body[len(body)-1] != '\n' {
 			return "sent a " + expectedData(accept)[2:] + " cut short: it ends mid-line", fmt.Sprintf("%d bytes", len(body))
+		}
+		if strings.Contains(accept, ".diff") {
+			if e := diffCut(body); e != nil {
+				return e.Problem, e.Detail
+			}
 		}
 	case isJSON(h.Get("Content-Type")):
 		if !json.Valid(body) {

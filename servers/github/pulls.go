@@ -335,10 +335,16 @@ func (b *Backend) GetPullRequestDiff(ctx context.Context, in PullRequestDiffInpu
 		return out, b.fail(err, what)
 	}
 	defer rc.Close()
-	cr := newCappedReader(rc, maxDiffReadBytes)
+	dc := newDiffCheckReader(rc)
+	cr := newCappedReader(dc, maxDiffReadBytes)
 	w, err := readLines(cr, start, start+lines-1, MaxDiffBytes)
 	if err != nil {
 		return out, b.fail(err, what)
+	}
+	if !cr.Hit && !w.Binary {
+		if err := dc.complete(); err != nil {
+			return out, b.fail(err, what)
+		}
 	}
 	if start > w.Total && w.Total > 0 {
 		return out, fmt.Errorf("startLine %d is past the end of the diff, which has %d lines", start, w.Total)

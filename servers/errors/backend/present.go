@@ -110,6 +110,7 @@ func (p *Presenter) SearchIssues(ctx context.Context, in SearchIssuesInput) (*Is
 }
 
 func (p *Presenter) GetIssue(ctx context.Context, in GetIssueInput) (*IssueDetail, error) {
+	in.IssueID, _ = IssueLink(in.IssueID)
 	out, err := p.Backend.GetIssue(ctx, in)
 	if err != nil {
 		return out, err
@@ -157,6 +158,13 @@ func compactTagSummary(d *IssueDetail) {
 
 func (p *Presenter) GetEvent(ctx context.Context, in GetEventInput) (*Event, error) {
 	in.Codes = p.Codes
+	var linked string
+	in.IssueID, linked = IssueLink(in.IssueID)
+	if in.EventID == "" {
+		in.EventID = linked // an event's link given as the issue picks that event
+	} else {
+		in.EventID = EventLink(in.EventID)
+	}
 	out, err := p.Backend.GetEvent(ctx, in)
 	if err != nil {
 		return out, err
@@ -166,6 +174,7 @@ func (p *Presenter) GetEvent(ctx context.Context, in GetEventInput) (*Event, err
 }
 
 func (p *Presenter) ListIssueEvents(ctx context.Context, in ListIssueEventsInput) (*EventList, error) {
+	in.IssueID, _ = IssueLink(in.IssueID)
 	out, err := p.Backend.ListIssueEvents(ctx, in)
 	if err != nil {
 		return out, err
@@ -175,6 +184,7 @@ func (p *Presenter) ListIssueEvents(ctx context.Context, in ListIssueEventsInput
 }
 
 func (p *Presenter) GetTagValues(ctx context.Context, in GetTagValuesInput) (*TagValueList, error) {
+	in.IssueID, _ = IssueLink(in.IssueID)
 	out, err := p.Backend.GetTagValues(ctx, in)
 	if err != nil {
 		return out, err

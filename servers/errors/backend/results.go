@@ -80,6 +80,7 @@ type IssueDetail struct {
 	Issue
 	EveryEvent map[string]string `json:"everyEvent,omitempty" jsonschema_description:"Tags with one value on every event of the issue (key: value), such as the environment or release when only one is affected."`
 	Tags       []TagSummary      `json:"tags,omitempty" jsonschema_description:"Top values of the issue's other tags; get_tag_values lists all values of one key with their times."`
+	Timeline   *Timeline         `json:"timeline,omitempty" jsonschema_description:"Events per hour over the last day and per day over the last month."`
 	Notice     string            `json:"notice,omitempty" jsonschema_description:"Something the reader should know about the data such as events dropped by retention."`
 	mcpkit.Truncation
 }

@@ -13,9 +13,10 @@ import (
 //  1. The SDK's fingerprint, when it sent one. An element "{{ default }}" stands for
 //     the default grouping below, so an SDK can refine it ("{{ default }}", "tenant-a").
 //  2. Otherwise, for an exception: each exception type of the chain plus its in-app
-//     frames (module and function, never line numbers, so an edit elsewhere in a file
-//     keeps the group). With no in-app frame anywhere, all frames; with no frame at all,
-//     type and value.
+//     frames (module, or the file when there is none, and function; for JavaScript,
+//     Python, PHP and Ruby also the source line when the SDK sent it: frameKeyFor;
+//     never line numbers, so an edit elsewhere in a file keeps the group). With no
+//     in-app frame anywhere, all frames; with no frame at all, type and value.
 //  3. Otherwise the message, by its template when the SDK sent one ("user %s not found"
 //     is one issue for all users).
 //  4. Otherwise the title.
@@ -24,14 +25,18 @@ import (
 // restart, a replay or retention dropping the issue's first events.
 
 // GroupingParts returns the parts that identify the event's issue.
-func GroupingParts(e *Event) []string {
+func GroupingParts(e *Event) []string { return groupingPartsBy(e, frameKeyFor(e.Platform)) }
+
+// groupingPartsBy is GroupingParts with the frames keyed by key (frameKeyFor's, or
+// frameKeyV1 for the issue an earlier version filed the event under).
+func groupingPartsBy(e *Event, key func(Frame) string) []string {
 	if len(e.Fingerprint) == 0 {
-		return defaultGrouping(e)
+		return defaultGrouping(e, key)
 	}
 	var parts []string
 	for _, f := range e.Fingerprint {
 		if isDefaultPlaceholder(f) {
-			parts = append(parts, defaultGrouping(e)...)
+			parts = append(parts, defaultGrouping(e, key)...)
 		} else {
 			parts = append(parts, "custom:"+f)
 		}
@@ -44,7 +49,7 @@ func isDefaultPlaceholder(s string) bool {
 	return s == "{{default}}"
 }
 
-func defaultGrouping(e *Event) []string {
+func defaultGrouping(e *Event, key func(Frame) string) []string {
 	if len(e.Exceptions) > 0 {
 		anyInApp, anyFrame := false, false
 		for _, x := range e.Exceptions {
@@ -64,7 +69,7 @@ func defaultGrouping(e *Event) []string {
 				if anyInApp && !f.InApp {
 					continue
 				}
-				parts = append(parts, "frame:"+frameKey(f))
+				parts = append(parts, "frame:"+key(f))
 			}
 		}
 		return parts
@@ -76,7 +81,7 @@ func defaultGrouping(e *Event) []string {
 		var parts []string
 		for _, f := range e.Stacktrace {
 			if f.InApp {
-				parts = append(parts, "frame:"+frameKey(f))
+				parts = append(parts, "frame:"+key(f))
 			}
 		}
 		if len(parts) > 0 {
@@ -84,14 +89,6 @@ func defaultGrouping(e *Event) []string {
 		}
 	}
 	return []string{"title:" + e.Title}
-}
-
-// frameKey identifies a frame without its line number.
-func frameKey(f Frame) string {
-	if f.Module == "" && f.Function == "" {
-		return "file:" + f.Filename
-	}
-	return f.Module + "." + f.Function
 }
 
 // IssueIDFor hashes the project and grouping parts into a stable issue id.

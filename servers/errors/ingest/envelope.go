@@ -46,6 +46,9 @@ func ParseEnvelope(body []byte) (*envelope, error) {
 		return nil, fmt.Errorf("envelope is empty: expected a JSON header line then items")
 	}
 	env := &envelope{}
+	if err := checkJSONBounds("the envelope header (first line)", line); err != nil {
+		return nil, err
+	}
 	if err := decodeObject(line, &env.Header); err != nil {
 		return nil, fmt.Errorf("envelope header (first line) is not a JSON object: %v", err)
 	}
@@ -63,6 +66,9 @@ func ParseEnvelope(body []byte) (*envelope, error) {
 		var h struct {
 			Type   *string `json:"type"`
 			Length *int64  `json:"length"`
+		}
+		if err := checkJSONBounds("header", line); err != nil {
+			return nil, fmt.Errorf("item %d %v", n, err)
 		}
 		if err := decodeObject(line, &h); err != nil {
 			return nil, fmt.Errorf("item %d header is not a JSON object: %v", n, err)

@@ -129,6 +129,9 @@ func ParseEvent(payload []byte, project string, received time.Time, fallbackID s
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("event payload is not a JSON object")
 	}
+	if err := checkJSONBounds("the event payload", trimmed); err != nil {
+		return nil, err
+	}
 	in, err := decodeSDKEventOrReflect(trimmed)
 	if err != nil {
 		return nil, err

@@ -73,7 +73,7 @@ type handler struct {
 //	                                project is the one in the envelope's dsn, else
 //	                                "spotlight")
 //
-// Bodies may be gzip or deflate encoded. The DSN public key is read from the
+// Bodies may be gzip, deflate or brotli (br) encoded. The DSN public key is read from the
 // X-Sentry-Auth header, the sentry_key query parameter or the envelope header's dsn.
 // The answer is 200 {"id": "<event id>"} only after the event is on disk; anything
 // the store cannot accept gets a 4xx with {"detail": "..."} saying why, and leaves the
@@ -336,8 +336,10 @@ func (s handler) readBody(r *http.Request) ([]byte, int, string) {
 		} else {
 			dec = flate.NewReader(bytes.NewReader(raw))
 		}
+	case "br":
+		dec = brotliReader(raw)
 	default:
-		return nil, http.StatusUnsupportedMediaType, "Content-Encoding " + strconv.Quote(enc) + " is not supported: send gzip, deflate or no encoding"
+		return nil, http.StatusUnsupportedMediaType, "Content-Encoding " + strconv.Quote(enc) + " is not supported: send gzip, deflate, br or no encoding"
 	}
 	body, err := io.ReadAll(io.LimitReader(dec, limit+1))
 	if err != nil {

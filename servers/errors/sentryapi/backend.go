@@ -391,8 +391,18 @@ func (b *Backend) GetIssue(ctx context.Context, in backend.GetIssueInput) (*back
 		}
 		out.Tags = append(out.Tags, sum)
 	}
+	// Sentry's own counts for the timeline: "24h" is hourly, "30d" daily.
+	out.Timeline = backend.MakeTimeline(b.now(), issue.FirstSeen.T, issue.Stats["24h"], issue.Stats["30d"])
 	v.Finish(&out.Truncation)
 	return out, nil
+}
+
+// now is the configured clock.
+func (b *Backend) now() time.Time {
+	if b.cfg.Now != nil {
+		return b.cfg.Now()
+	}
+	return time.Now()
 }
 
 func tagRank(k string) int {

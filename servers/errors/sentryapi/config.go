@@ -56,6 +56,8 @@ type Config struct {
 	// Logger receives one debug line per request (path, status and attempts; never the
 	// token).
 	Logger *slog.Logger
+	// Now is the clock the timeline is read against. nil: time.Now.
+	Now func() time.Time
 }
 
 // parseSentryBaseURL validates a Sentry base URL and normalises it to end in "/"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpkit/reference/servers/errors/backend"
 	"github.com/mcpkit/reference/servers/errors/event"
@@ -49,6 +50,30 @@ type apiIssue struct {
 		ID   event.FlexString `json:"id"`
 		Slug string           `json:"slug"`
 	} `json:"project"`
+	Stats apiStats `json:"stats"`
+}
+
+// apiStats is an issue's "stats": per period ("24h" hourly, "30d" daily), pairs of
+// a bucket's Unix time and its count. They only feed the timeline: a shape this
+// backend does not know leaves them out instead of failing the issue.
+type apiStats map[string][]backend.Point
+
+func (s *apiStats) UnmarshalJSON(b []byte) error {
+	var raw map[string][][]float64
+	if json.Unmarshal(b, &raw) != nil {
+		*s = nil
+		return nil
+	}
+	out := apiStats{}
+	for period, pairs := range raw {
+		for _, p := range pairs {
+			if len(p) == 2 && p[1] >= 0 && !math.IsNaN(p[0]) {
+				out[period] = append(out[period], backend.Point{At: time.Unix(int64(p[0]), 0).UTC(), N: int64(p[1])})
+			}
+		}
+	}
+	*s = out
+	return nil
 }
 
 type apiTagValue struct {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/reference/servers/errors/ingest"
@@ -138,6 +139,22 @@ type localRun struct {
 	stopped bool
 	quit    chan struct{} // ends the takeover loop
 	done    chan struct{} // closed when it has ended
+
+	// What an MCP server needs to open its store again when the one it ingests into
+	// is deleted or replaced under it (reopen.go): the settings it started with, the
+	// handler its ingest listeners serve (over the store it has now), the stop signal
+	// and the reopen under way.
+	ls       localSettings
+	cfg      errorserver.LocalConfig
+	key      string
+	logger   *slog.Logger
+	handler  atomic.Pointer[http.Handler]
+	newPage  func(*errorserver.LocalStore, http.Handler) http.Handler
+	stopping chan struct{}
+	reopens  sync.WaitGroup
+	// The DSN and address this process ingests on, once it does (startIngest).
+	ingestDSN, ingestAddr string
+	reopenMu              sync.Mutex // one reopen at a time
 }
 
 // takeoverInterval is how often a reader checks whether the process that ingests
@@ -181,6 +198,18 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 		DataDir: ls.dataDir, PublicKeys: []string{key},
 		MaxTotalBytes: maxBytes, MaxAge: maxAge, Logger: logger,
 	}
+	// The run this store serves, for OnFatal (set once the run exists, before its
+	// store can write).
+	var run atomic.Pointer[localRun]
+	if ls.ingestOnly {
+		cfg.OnFatal = exitForRestart(logger)
+	} else {
+		cfg.OnFatal = func(err error) {
+			if r := run.Load(); r != nil {
+				r.onFatal(err)
+			}
+		}
+	}
 	if !ls.ingestOnly {
 		// An MCP server that can take the ingest lock knows its DSN at once (the key
 		// and its own ingest address) and opens the store in the background, so it
@@ -188,7 +217,9 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 		// database; tool calls wait for it (errorserver.OpeningStore).
 		lock, err := errorserver.LockIngest(ls.dataDir)
 		if err == nil {
-			return startLocalOpening(ls, cfg, lock, key, logger)
+			r, err := startLocalOpening(ls, cfg, lock, key, logger)
+			run.Store(r)
+			return r, err
 		}
 		if !errors.Is(err, errorserver.ErrIngestedElsewhere) {
 			return nil, err
@@ -201,6 +232,8 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 			return nil, err
 		}
 		r := &localRun{store: store, dsn: store.Meta(metaDSN), readOnly: true, failed: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+		r.keep(ls, cfg, key, logger)
+		run.Store(r)
 		logger.Info("local store: another process ingests into this data directory; this one reads what it stores", "dsn", r.dsn,
 			"ingest", store.Meta(metaIngest), "ingest_pid", store.Meta(metaPID), "data", ls.dataDir)
 		go r.takeOver(ls, key, logger)
@@ -229,6 +262,10 @@ func startLocal(ctx context.Context, ls localSettings, logger *slog.Logger) (*lo
 		return nil, fmt.Errorf("ingest endpoint: %w: choose another address with --ingest (env ERRORS_INGEST_ADDR), such as 127.0.0.1:0 for any free port", err)
 	}
 	r := &localRun{store: store, dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
+	if !ls.ingestOnly {
+		r.keep(ls, cfg, key, logger)
+		run.Store(r)
+	}
 	r.startIngest(ln, ls, key, logger)
 	return r, nil
 }
@@ -245,6 +282,7 @@ func startLocalOpening(ls localSettings, cfg errorserver.LocalConfig, lock *erro
 		return nil, fmt.Errorf("ingest endpoint: %w: choose another address with --ingest (env ERRORS_INGEST_ADDR), such as 127.0.0.1:0 for any free port", err)
 	}
 	r := &localRun{opening: errorserver.NewOpeningStore(), opened: make(chan struct{}), dsn: dsnFor(key, ln.Addr()), failed: make(chan struct{})}
+	r.keep(ls, cfg, key, logger)
 	cfg.Lock = lock
 	go func() {
 		defer close(r.opened)
@@ -310,6 +348,9 @@ func readMeta(dataDir, key string) string {
 // Spotlight endpoint when it is set.
 func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, logger *slog.Logger) {
 	dsn := dsnFor(key, ln.Addr())
+	r.mu.Lock()
+	r.ingestDSN, r.ingestAddr = dsn, ln.Addr().String()
+	r.mu.Unlock()
 	for k, v := range map[string]string{metaDSN: dsn, metaIngest: ln.Addr().String(), metaPID: fmt.Sprint(os.Getpid())} {
 		if err := r.store.SetMeta(k, v); err != nil {
 			logger.Warn("local store: could not record the DSN for readers", "error", err.Error())
@@ -331,18 +372,30 @@ func (r *localRun) startIngest(ln net.Listener, ls localSettings, key string, lo
 			logger.Info("local store: SDKs with their spotlight option on send here too", "spotlight", "http://"+sl.Addr().String()+"/stream")
 		}
 	}
-	handler := ingest.Handler(r.store)
+	r.newPage = func(store *errorserver.LocalStore, h http.Handler) http.Handler { return h }
 	if ls.page {
-		handler = r.store.PageHandler(pageConfig(ls, dsn, ln, sl, logger), handler)
+		pc := pageConfig(ls, dsn, ln, sl, logger)
+		r.newPage = func(store *errorserver.LocalStore, h http.Handler) http.Handler { return store.PageHandler(pc, h) }
 		logger.Info("local store: the stored issues are on a page for your browser", "page", pageURL(ln.Addr()))
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 			logger.Warn("local store: the page listens beyond loopback: anyone who reaches this address and sends Host: localhost reads the stored errors; keep the port on loopback or start with --page=false")
 		}
 	}
+	r.setHandler(r.store)
+	// The listeners serve the handler over the store the run has now: an MCP server
+	// that opens its store again (reopen.go) keeps its ingest address and DSN.
+	handler := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { (*r.handler.Load()).ServeHTTP(w, req) })
 	r.serve(ln, handler, logger)
 	if sl != nil {
 		r.serve(sl, handler, logger)
 	}
+}
+
+// setHandler makes the ingest listeners serve store: its ingest endpoint, behind its
+// page when the page is on.
+func (r *localRun) setHandler(store *errorserver.LocalStore) {
+	h := r.newPage(store, ingest.Handler(store))
+	r.handler.Store(&h)
 }
 
 // pageConfig is the page's configuration: the DSN, the Spotlight endpoint, the code
@@ -448,6 +501,12 @@ func (r *localRun) serve(ln net.Listener, handler http.Handler, logger *slog.Log
 // stop ends the ingest endpoints (letting requests in flight finish, so every event
 // acknowledged is stored), then closes the store.
 func (r *localRun) stop(logger *slog.Logger) error {
+	if r.stopping != nil {
+		r.mu.Lock()
+		close(r.stopping) // a reopen under way gives up
+		r.mu.Unlock()
+		r.reopens.Wait()
+	}
 	if r.quit != nil {
 		close(r.quit)
 		<-r.done
