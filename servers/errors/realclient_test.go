@@ -213,7 +213,7 @@ func inspectorCalls(t *testing.T, sd *seeded) []inspectorCall {
 
 	calls := []inspectorCall{
 		expectCall(t, ToolListProjects, backend.ListProjectsInput{}, oracle.ListProjects, func(t *testing.T, got *backend.ProjectList) {
-			want := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10}}
+			want := []backend.Project{{ID: "42", Slug: "42", Name: "42", Platform: "go", Organization: "local", Issues: 5, Events: 10, Receives: []string{"event"}}}
 			if d := cmp.Diff(want, got.Projects, ignoreServerFields); d != "" {
 				t.Errorf("projects (-want +got):\n%s", d)
 			}
